@@ -1,0 +1,57 @@
+/// \file
+/// `Push<T>` and `Pull<T>`: the two ends of every channel, with the "take and leave something
+/// behind" convention that lets buffers be recycled.
+///
+/// Source: the reference's `timely_communication::{Push, Pull}` (SEMANTICS.md §7.1).
+/// Thread-safety: an endpoint is used by one thread; the allocator that made it says which
+/// ends may live on different threads.
+#pragma once
+
+#include <optional>
+#include <utility>
+
+namespace timely::communication {
+
+/// The sending end of a channel carrying values of type `T`.
+///
+/// `push(element)` with a value hands it over; the callee may leave a recycled value behind in
+/// `element`. `push(element)` with `std::nullopt` means "flush: I may be idle for a while"; a
+/// sequence of pushes should end with one so that delivery needs no further work.
+template <class T>
+class Push {
+ public:
+  virtual ~Push() = default;
+  virtual void push(std::optional<T>& element) = 0;
+
+  /// Pushes `value`, discarding whatever is left behind.
+  void send(T value) {
+    std::optional<T> slot(std::move(value));
+    push(slot);
+  }
+  /// Pushes `std::nullopt` (flush).
+  void done() {
+    std::optional<T> slot;
+    push(slot);
+  }
+};
+
+/// The receiving end of a channel carrying values of type `T`.
+///
+/// `pull()` returns a reference to an optional: empty means "nothing now", never "end of
+/// stream" (completion is known only through progress tracking). The caller may take the value
+/// or swap in a replacement to return resources.
+template <class T>
+class Pull {
+ public:
+  virtual ~Pull() = default;
+  virtual std::optional<T>& pull() = 0;
+
+  /// Takes the next value, if any.
+  std::optional<T> recv() {
+    std::optional<T> out;
+    std::swap(out, pull());
+    return out;
+  }
+};
+
+}  // namespace timely::communication

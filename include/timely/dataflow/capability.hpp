@@ -1,0 +1,183 @@
+/// \file
+/// Capabilities: `Capability<T>` (the right to send data at times `>= time()` on one operator
+/// output) and `InputCapability<T>` (handed out with each received batch; it mints capabilities
+/// for the operator's outputs along the input's path summaries).
+///
+/// Holding a capability is what keeps downstream frontiers from passing its time: creating,
+/// copying and destroying one adds +1/-1 at its time to its output's capability count, which the
+/// operator reports to its scope after each scheduling. A moved-from capability is inert.
+///
+/// Source: Naiad §2.2 (capabilities as pointstamps at operator outputs) and the reference's
+/// `dataflow::operators::capability` (SEMANTICS.md §4). Thread-safety: none; a capability
+/// belongs to its operator on its worker thread and must not be handed to another operator.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <timely/error.hpp>
+#include <timely/format.hpp>
+#include <timely/order.hpp>
+#include <timely/progress/change_batch.hpp>
+#include <timely/progress/frontier.hpp>
+
+namespace timely::dataflow {
+
+namespace detail {
+[[noreturn]] inline void throw_not_beyond(const std::string& what, const std::string& held,
+                                          const std::string& requested) {
+  throw CapabilityError("timely: attempted to " + what + " a capability for time " + held +
+                        " to time " + requested + ", which is not greater or equal");
+}
+}  // namespace detail
+
+/// The right to produce records at times `>= time()` on one output of one operator.
+///
+/// \tparam T timestamp type of the operator's scope.
+template <Timestamp T>
+class Capability {
+ public:
+  using Batch = progress::ChangeBatch<T>;
+
+  /// Mints a capability at `time` counted in `internal` (the output's capability changes).
+  /// Operators get capabilities from their builder or from an `InputCapability`, not from here.
+  Capability(T time, std::shared_ptr<Batch> internal) : time_(std::move(time)), internal_(std::move(internal)) {
+    internal_->update(time_, 1);
+  }
+  Capability(const Capability& other) : time_(other.time_), internal_(other.internal_) {
+    if (internal_) internal_->update(time_, 1);
+  }
+  Capability(Capability&& other) noexcept : time_(std::move(other.time_)), internal_(std::move(other.internal_)) {}
+  Capability& operator=(const Capability& other) {
+    if (this != &other) {
+      Capability copy(other);
+      swap(copy);
+    }
+    return *this;
+  }
+  Capability& operator=(Capability&& other) noexcept {
+    if (this != &other) {
+      release();
+      time_ = std::move(other.time_);
+      internal_ = std::move(other.internal_);
+    }
+    return *this;
+  }
+  ~Capability() { release(); }
+
+  /// The time this capability allows sending at (and beyond).
+  [[nodiscard]] const T& time() const noexcept { return time_; }
+  /// A copy of this capability (the same as the copy constructor).
+  [[nodiscard]] Capability clone() const { return *this; }
+
+  /// A new capability at `time` for the same output.
+  /// \throws CapabilityError unless `this->time() <= time` in the partial order.
+  [[nodiscard]] Capability delayed(const T& time) const {
+    if (!valid() || !timely::less_equal(time_, time)) detail::throw_not_beyond("delay", describe(time_), describe(time));
+    return Capability(time, internal_);
+  }
+  /// `delayed(time)`, or `std::nullopt` instead of throwing.
+  [[nodiscard]] std::optional<Capability> try_delayed(const T& time) const {
+    if (!valid() || !timely::less_equal(time_, time)) return std::nullopt;
+    return Capability(time, internal_);
+  }
+  /// Moves this capability forward to `time`.
+  /// \throws CapabilityError unless `this->time() <= time`; the capability is then unchanged.
+  void downgrade(const T& time) {
+    if (!valid() || !timely::less_equal(time_, time)) detail::throw_not_beyond("downgrade", describe(time_), describe(time));
+    *this = Capability(time, internal_);
+  }
+  /// `downgrade(time)`; returns false (and changes nothing) instead of throwing.
+  bool try_downgrade(const T& time) {
+    if (!valid() || !timely::less_equal(time_, time)) return false;
+    *this = Capability(time, internal_);
+    return true;
+  }
+
+  /// Whether this capability was minted for the output whose capability changes are `internal`.
+  [[nodiscard]] bool valid_for(const std::shared_ptr<Batch>& internal) const noexcept {
+    return internal_ && internal_ == internal;
+  }
+  /// False only for a moved-from capability.
+  [[nodiscard]] bool valid() const noexcept { return internal_ != nullptr; }
+
+  void swap(Capability& other) noexcept {
+    using std::swap;
+    swap(time_, other.time_);
+    swap(internal_, other.internal_);
+  }
+
+  /// Equal when for the same output and the same time.
+  friend bool operator==(const Capability& a, const Capability& b) {
+    return a.internal_ == b.internal_ && a.time_ == b.time_;
+  }
+
+ private:
+  void release() noexcept {
+    if (internal_) {
+      internal_->update(time_, -1);
+      internal_.reset();
+    }
+  }
+
+  T time_;
+  std::shared_ptr<Batch> internal_;
+};
+
+/// What an operator input knows about the outputs it can mint capabilities for: per output, its
+/// capability changes and the path summaries from this input to it.
+template <Timestamp T>
+struct InputConnection {
+  std::vector<std::shared_ptr<progress::ChangeBatch<T>>> internals;
+  std::vector<progress::Antichain<SummaryOf<T>>> summaries;
+};
+
+/// The capability that comes with a batch of received records at time `time()`. It can mint a
+/// `Capability` for any output this input is connected to, at any time the path summary allows.
+/// Valid only during the call that received the batch.
+template <Timestamp T>
+class InputCapability {
+ public:
+  InputCapability(T time, const InputConnection<T>* connection) : time_(std::move(time)), connection_(connection) {}
+
+  /// The time of the received records.
+  [[nodiscard]] const T& time() const noexcept { return time_; }
+
+  /// A capability for output `output` at `time`.
+  /// \throws CapabilityError if the output does not exist, is not connected to this input, or
+  /// no path summary `s` from this input to it has `s(this->time()) <= time`.
+  [[nodiscard]] Capability<T> delayed(const T& time, std::size_t output = 0) const {
+    if (output >= connection_->internals.size())
+      throw CapabilityError("timely: operator has no output " + std::to_string(output) +
+                            " to mint a capability for");
+    for (const auto& summary : connection_->summaries[output])
+      if (auto reached = timely::results_in<T>(summary, time_); reached && timely::less_equal(*reached, time))
+        return Capability<T>(time, connection_->internals[output]);
+    if (connection_->summaries[output].empty())
+      throw CapabilityError("timely: input is not connected to output " + std::to_string(output) +
+                            "; cannot mint a capability at " + describe(time));
+    detail::throw_not_beyond("delay", describe(time_), describe(time));
+  }
+  /// A capability for output `output` at this batch's own time (`delayed(time(), output)`).
+  [[nodiscard]] Capability<T> retain(std::size_t output = 0) const { return delayed(time_, output); }
+
+  /// Whether a session on output `output` may use this capability directly: the input reaches
+  /// that output with exactly the identity summary.
+  [[nodiscard]] bool identity_for(std::size_t output) const {
+    if (output >= connection_->summaries.size()) return false;
+    const SummaryOf<T> identity{};
+    for (const auto& s : connection_->summaries[output])
+      if (s == identity) return true;
+    return false;
+  }
+
+ private:
+  T time_;
+  const InputConnection<T>* connection_;
+};
+
+}  // namespace timely::dataflow

@@ -1,0 +1,384 @@
+/// \file
+/// The generic operator builder: `OperatorBuilder<T>` creates an operator with any number of
+/// inputs (each with its own pact) and outputs, then installs user logic that reads
+/// `OperatorInput`s (records with their `InputCapability`, and the input frontier) and writes to
+/// `OperatorOutput`s through `Session`s opened with a capability. All progress bookkeeping
+/// (records consumed and produced, capability changes, frontier changes) is done here and handed
+/// to the scope after every scheduling as one batch.
+///
+/// Source: the reference's `dataflow::operators::generic::builder_rc` and `builder_raw`
+/// (SEMANTICS.md §5.7). Thread-safety: none; operators live on their worker thread.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <timely/container/container.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/message.hpp>
+#include <timely/dataflow/operate.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/dataflow/scope.hpp>
+#include <timely/dataflow/stream.hpp>
+#include <timely/error.hpp>
+#include <timely/format.hpp>
+#include <timely/progress/frontier.hpp>
+#include <timely/scheduling/activations.hpp>
+
+namespace timely::dataflow {
+
+namespace detail {
+
+/// An operator input's state, shared by the user's `OperatorInput` handle and the operator core.
+template <Timestamp T, class D>
+struct InputState {
+  std::unique_ptr<MessagePull<T, D>> puller;
+  progress::ChangeBatch<T> consumed;
+  progress::MutableAntichain<T> frontier;
+  InputConnection<T> connection;
+};
+
+/// An operator output's state, shared by the user's `OperatorOutput` handle and the core.
+template <Timestamp T, class D>
+struct OutputState {
+  std::shared_ptr<progress::ChangeBatch<T>> internal = std::make_shared<progress::ChangeBatch<T>>();
+  progress::ChangeBatch<T> produced;
+  std::shared_ptr<Tee<T, D>> tee = std::make_shared<Tee<T, D>>();
+  std::vector<D> spare;
+  std::size_t index = 0;
+  bool dirty = false;
+
+  /// Counts and sends one batch. Counting happens here, before the fan-out, so a production is
+  /// always reported no later than any capability drop that follows it.
+  void send(const T& time, std::vector<D>&& data) {
+    if (data.empty()) return;
+    produced.update(time, static_cast<std::int64_t>(data.size()));
+    Message<T, D> message;
+    message.time = time;
+    message.data = std::move(data);
+    tee->push(std::move(message));
+    dirty = true;
+  }
+  void flush() {
+    if (dirty) {
+      tee->done();
+      dirty = false;
+    }
+  }
+};
+
+}  // namespace detail
+
+/// One input of an operator under construction with `OperatorBuilder`: records of type `D` at
+/// times `T`, and the input's frontier.
+template <Timestamp T, class D>
+class OperatorInput {
+ public:
+  explicit OperatorInput(std::shared_ptr<detail::InputState<T, D>> state) : state_(std::move(state)) {}
+
+  /// Calls `f(InputCapability<T>&, std::vector<D>& records)` for every received batch, in arrival
+  /// order. The records may be moved from. Consumption is counted as batches are taken.
+  template <class F>
+  void for_each(F&& f) {
+    while (auto& message = state_->puller->pull()) {
+      state_->consumed.update(message->time, static_cast<std::int64_t>(message->data.size()));
+      InputCapability<T> cap(message->time, &state_->connection);
+      f(cap, message->data);
+    }
+  }
+
+  /// Takes every received batch, groups them by time (in `T`'s total order) and calls
+  /// `f(InputCapability<T>&, std::vector<std::vector<D>>& batches)` once per distinct time.
+  template <class F>
+  void for_each_time(F&& f) {
+    staged_.clear();
+    while (auto& message = state_->puller->pull()) {
+      state_->consumed.update(message->time, static_cast<std::int64_t>(message->data.size()));
+      staged_.push_back(std::move(*message));
+    }
+    std::stable_sort(staged_.begin(), staged_.end(),
+                     [](const auto& a, const auto& b) { return a.time < b.time; });
+    std::vector<std::vector<D>> group;
+    for (std::size_t i = 0; i < staged_.size();) {
+      std::size_t j = i;
+      group.clear();
+      while (j < staged_.size() && staged_[j].time == staged_[i].time) group.push_back(std::move(staged_[j++].data));
+      InputCapability<T> cap(staged_[i].time, &state_->connection);
+      f(cap, group);
+      i = j;
+    }
+    staged_.clear();
+  }
+
+  /// The input frontier: times at which records may still arrive on this input.
+  [[nodiscard]] const progress::MutableAntichain<T>& frontier() const noexcept { return state_->frontier; }
+
+ private:
+  std::shared_ptr<detail::InputState<T, D>> state_;
+  std::vector<Message<T, D>> staged_;
+};
+
+template <Timestamp T, class D>
+class OperatorOutput;
+
+/// Sends records at one time on one output. Records are gathered into batches of
+/// `container::default_capacity<D>()` and the last batch is sent when the session is destroyed.
+/// Open one session per time, not one per record.
+template <Timestamp T, class D>
+class Session {
+ public:
+  Session(detail::OutputState<T, D>* output, T time) : output_(output), time_(std::move(time)) {
+    buffer_ = std::move(output_->spare);
+    buffer_.clear();
+    if (buffer_.capacity() == 0) buffer_.reserve(container::default_capacity<D>());
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  Session(Session&& other) noexcept
+      : output_(std::exchange(other.output_, nullptr)), time_(std::move(other.time_)), buffer_(std::move(other.buffer_)) {}
+  Session& operator=(Session&&) = delete;
+  ~Session() {
+    if (output_) {
+      flush();
+      output_->spare = std::move(buffer_);
+    }
+  }
+
+  /// The time records are sent at.
+  [[nodiscard]] const T& time() const noexcept { return time_; }
+
+  /// Sends one record.
+  void give(D record) {
+    buffer_.push_back(std::move(record));
+    if (buffer_.size() >= container::default_capacity<D>()) flush();
+  }
+  /// Sends every record of `range`.
+  template <class Range>
+  void give_iterator(Range&& range) {
+    for (auto&& r : range) give(D(std::forward<decltype(r)>(r)));
+  }
+  /// Sends a whole batch at once, leaving `batch` empty. Buffered records are sent first.
+  void give_vec(std::vector<D>& batch) {
+    flush();
+    output_->send(time_, std::move(batch));
+    batch = {};
+  }
+  /// Sends the buffered records now.
+  void flush() {
+    if (!buffer_.empty()) {
+      output_->send(time_, std::move(buffer_));
+      buffer_ = {};
+      buffer_.reserve(container::default_capacity<D>());
+    }
+  }
+
+ private:
+  detail::OutputState<T, D>* output_;
+  T time_;
+  std::vector<D> buffer_;
+};
+
+/// One output of an operator under construction with `OperatorBuilder`.
+template <Timestamp T, class D>
+class OperatorOutput {
+ public:
+  explicit OperatorOutput(std::shared_ptr<detail::OutputState<T, D>> state) : state_(std::move(state)) {}
+
+  /// A session at `cap.time()`. \throws CapabilityError if `cap` belongs to another output.
+  [[nodiscard]] Session<T, D> session(const Capability<T>& cap) {
+    if (!cap.valid_for(state_->internal))
+      throw CapabilityError("timely: capability for time " + describe(cap.time()) +
+                            " used on output " + std::to_string(state_->index) +
+                            ", which it was not minted for");
+    return Session<T, D>(state_.get(), cap.time());
+  }
+  /// A session at the time of received records; allowed when the input reaches this output with
+  /// the identity summary. \throws CapabilityError otherwise.
+  [[nodiscard]] Session<T, D> session(const InputCapability<T>& cap) {
+    if (!cap.identity_for(state_->index))
+      throw CapabilityError("timely: the capability of an input batch at time " + describe(cap.time()) +
+                            " cannot be used directly on output " + std::to_string(state_->index) +
+                            "; mint one with delayed()/retain()");
+    return Session<T, D>(state_.get(), cap.time());
+  }
+
+ private:
+  std::shared_ptr<detail::OutputState<T, D>> state_;
+};
+
+namespace detail {
+
+/// The operator the builder installs: runs the logic and publishes progress.
+template <Timestamp T, class Logic>
+class OperatorCore final : public Operate<T> {
+ public:
+  OperatorCore(std::string name, std::size_t peers, std::size_t outputs,
+               progress::Connectivity<SummaryOf<T>> connectivity,
+               std::vector<FrontierInterest> notify, std::vector<std::function<void(SharedProgress<T>&)>> publishers,
+               std::vector<progress::MutableAntichain<T>*> frontiers, std::vector<std::function<void()>> flushers,
+               Logic logic)
+      : name_(std::move(name)), connectivity_(std::move(connectivity)), notify_(std::move(notify)),
+        progress_(notify_.size(), outputs),
+        publishers_(std::move(publishers)), frontiers_(std::move(frontiers)), flushers_(std::move(flushers)),
+        logic_(std::move(logic)) {
+    for (auto& internal : progress_.internals)
+      internal.update(timely::minimum<T>(), static_cast<std::int64_t>(peers));
+  }
+
+  const std::string& name() const override { return name_; }
+  std::size_t inputs() const override { return notify_.size(); }
+  std::size_t outputs() const override { return progress_.internals.size(); }
+  progress::Connectivity<SummaryOf<T>> connectivity() const override { return connectivity_; }
+  std::vector<FrontierInterest> notify_me() const override { return notify_; }
+  SharedProgress<T>& progress() override { return progress_; }
+
+  bool schedule() override {
+    for (std::size_t i = 0; i < frontiers_.size(); ++i)
+      if (!progress_.frontiers[i].is_empty()) frontiers_[i]->update_iter(progress_.frontiers[i].take());
+    bool incomplete = false;
+    if constexpr (std::is_same_v<std::invoke_result_t<Logic&>, bool>)
+      incomplete = logic_();
+    else
+      logic_();
+    for (auto& flush : flushers_) flush();
+    for (auto& publish : publishers_) publish(progress_);
+    return incomplete;
+  }
+
+ private:
+  std::string name_;
+  progress::Connectivity<SummaryOf<T>> connectivity_;
+  std::vector<FrontierInterest> notify_;
+  SharedProgress<T> progress_;
+  std::vector<std::function<void(SharedProgress<T>&)>> publishers_;
+  std::vector<progress::MutableAntichain<T>*> frontiers_;
+  std::vector<std::function<void()>> flushers_;
+  Logic logic_;
+};
+
+}  // namespace detail
+
+/// Builds one operator in scope `Scope<T>`: declare inputs and outputs, then `build` it with a
+/// constructor that receives one initial capability per output (at the minimum time) and
+/// returns the logic to run at each scheduling.
+///
+/// Connectivity defaults to the identity summary from every input to every output; frontier
+/// interest defaults to `Always` (the logic runs whenever an input frontier moves).
+template <Timestamp T>
+class OperatorBuilder {
+ public:
+  using Summary = SummaryOf<T>;
+
+  /// Reserves the operator's index in `scope`.
+  OperatorBuilder(Scope<T> scope, std::string name)
+      : scope_(scope), name_(std::move(name)), index_(scope.builder().reserve_operator()),
+        global_(scope.worker().new_identifier()) {}
+
+  /// The operator's index in its scope (1, 2, ...).
+  [[nodiscard]] std::size_t index() const noexcept { return index_; }
+  /// The operator's worker-wide identifier.
+  [[nodiscard]] std::size_t global() const noexcept { return global_; }
+  [[nodiscard]] const Scope<T>& scope() const noexcept { return scope_; }
+  /// An activator that schedules this operator in its worker's next step.
+  [[nodiscard]] scheduling::Activator activator() const {
+    return scheduling::Activator(scope_.worker().activations(), scope_.address_of(index_));
+  }
+
+  /// Adds an input reading `stream` through `pact`.
+  /// \throws BuildError if `stream` belongs to another scope.
+  template <class D, class Pact>
+  OperatorInput<T, D> new_input(const Stream<T, D>& stream, const Pact& pact) {
+    if (!(stream.scope() == scope_))
+      throw BuildError("operator '" + name_ + "': input stream belongs to another scope; use enter/leave");
+    const std::size_t channel = scope_.worker().new_identifier();
+    auto [pusher, puller] = pact.template connect<T, D>(scope_.worker(), channel);
+    const std::size_t port = notify_.size();
+    stream.connect_to(progress::Target{index_, port}, std::move(pusher));
+    scope_.builder().register_channel(channel, index_);
+    auto state = std::make_shared<detail::InputState<T, D>>();
+    state->puller = std::move(puller);
+    notify_.push_back(FrontierInterest::Always);
+    connectivity_.push_back(std::vector<progress::Antichain<Summary>>(outputs_, progress::Antichain<Summary>(Summary{})));
+    frontiers_.push_back(&state->frontier);
+    connections_.push_back(&state->connection);
+    publishers_.push_back([state, port](SharedProgress<T>& p) { state->consumed.drain_into(p.consumeds[port]); });
+    keep_alive_.push_back(state);
+    return OperatorInput<T, D>(std::move(state));
+  }
+
+  /// Adds an output; returns the handle the logic writes to and the stream it produces.
+  template <class D>
+  std::pair<OperatorOutput<T, D>, Stream<T, D>> new_output() {
+    auto state = std::make_shared<detail::OutputState<T, D>>();
+    const std::size_t port = outputs_++;
+    state->index = port;
+    for (auto& row : connectivity_) row.push_back(progress::Antichain<Summary>(Summary{}));
+    internals_.push_back(state->internal);
+    flushers_.push_back([state] { state->flush(); });
+    publishers_.push_back([state, port](SharedProgress<T>& p) {
+      state->internal->drain_into(p.internals[port]);
+      state->produced.drain_into(p.produceds[port]);
+    });
+    Stream<T, D> stream(scope_, progress::Source{index_, port}, state->tee);
+    return {OperatorOutput<T, D>(std::move(state)), std::move(stream)};
+  }
+
+  /// Sets when frontier changes at `input` schedule the operator.
+  void set_notify(std::size_t input, FrontierInterest interest) { notify_.at(input) = interest; }
+  /// Declares the path summaries from `input` to `output` (empty: not connected).
+  void set_connection(std::size_t input, std::size_t output, progress::Antichain<Summary> summaries) {
+    connectivity_.at(input).at(output) = std::move(summaries);
+  }
+
+  /// Installs the operator. `ctor(std::vector<Capability<T>> initial)` receives one capability
+  /// per output at the minimum time and returns the logic, a callable run at each scheduling.
+  /// Logic returning `bool` reports outstanding work that keeps the operator alive even when it
+  /// holds no capability (the reference's `build_reschedule`); logic returning `void` lets the
+  /// operator shut down once it holds nothing and its inputs are complete.
+  template <class Ctor>
+  void build(Ctor&& ctor) {
+    for (std::size_t i = 0; i < connections_.size(); ++i) {
+      connections_[i]->internals = internals_;
+      connections_[i]->summaries = connectivity_[i];
+    }
+    std::vector<Capability<T>> initial;
+    initial.reserve(internals_.size());
+    for (auto& internal : internals_) initial.emplace_back(timely::minimum<T>(), internal);
+    // The initial capabilities are already counted (peers() per output, common knowledge).
+    for (auto& internal : internals_) internal->clear();
+    auto logic = std::forward<Ctor>(ctor)(std::move(initial));
+    using Logic = decltype(logic);
+    static_assert(std::is_invocable_v<Logic&>,
+                  "OperatorBuilder::build: the constructor must return a logic callable with no "
+                  "arguments, returning void or bool");
+    auto op = std::make_unique<detail::OperatorCore<T, Logic>>(
+        name_, scope_.peers(), outputs_, connectivity_, notify_, std::move(publishers_), frontiers_,
+        std::move(flushers_), std::move(logic));
+    scope_.builder().add_operator(index_, std::move(op));
+  }
+
+ private:
+  Scope<T> scope_;
+  std::string name_;
+  std::size_t index_;
+  std::size_t global_;
+  std::size_t outputs_ = 0;
+  std::vector<FrontierInterest> notify_;
+  progress::Connectivity<Summary> connectivity_;
+  std::vector<progress::MutableAntichain<T>*> frontiers_;
+  std::vector<InputConnection<T>*> connections_;
+  std::vector<std::shared_ptr<progress::ChangeBatch<T>>> internals_;
+  std::vector<std::function<void(SharedProgress<T>&)>> publishers_;
+  std::vector<std::function<void()>> flushers_;
+  std::vector<std::shared_ptr<void>> keep_alive_;
+};
+
+}  // namespace timely::dataflow

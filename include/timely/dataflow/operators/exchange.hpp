@@ -1,0 +1,41 @@
+/// \file
+/// `exchange(route)`: repartitions a stream so that each record goes to worker
+/// `route(record) % peers`, where `route(const D&)` returns an integer (a hash of the record or
+/// of its key) that every worker computes alike. Timestamps and counts are preserved.
+///
+/// Source: the reference's `dataflow::operators::exchange` (SEMANTICS.md §5.6, §6).
+/// Thread-safety: none.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <timely/dataflow/operators/generic.hpp>
+
+namespace timely::dataflow::operators {
+
+namespace detail {
+template <class Route>
+struct ExchangeOp {
+  Route route;
+  template <Timestamp T, class D>
+  Stream<T, D> operator()(const Stream<T, D>& stream) const {
+    return stream | unary<D>(Exchange<Route>{route}, "Exchange", [](auto, const auto&) {
+             return [](OperatorInput<T, D>& input, OperatorOutput<T, D>& output) {
+               input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
+                 output.session(cap).give_vec(data);
+               });
+             };
+           });
+  }
+};
+}  // namespace detail
+
+/// Sends each record to worker `route(record) % peers`.
+template <class Route>
+auto exchange(Route route) {
+  return detail::ExchangeOp<Route>{std::move(route)};
+}
+
+}  // namespace timely::dataflow::operators

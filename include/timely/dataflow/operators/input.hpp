@@ -1,0 +1,197 @@
+/// \file
+/// `InputHandle<T, D>`: how a program feeds records into a dataflow from outside. The handle
+/// holds a capability at its current time `time()`: records sent now carry that time,
+/// `advance_to(t)` promises that no more records earlier than `t` will come, and `close()` (or
+/// destroying the handle) promises no more records at all.
+///
+/// Use: `InputHandle<uint64_t, std::string> input; ... input.to_stream(scope) | ...;` then
+/// `input.send(x); input.advance_to(1);`. Timestamps must be totally ordered.
+///
+/// Source: the reference's `dataflow::operators::input::Handle` (SEMANTICS.md §6.1).
+/// Thread-safety: none; use a handle on the worker thread that built its dataflow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <timely/container/container.hpp>
+#include <timely/dataflow/message.hpp>
+#include <timely/dataflow/operate.hpp>
+#include <timely/dataflow/scope.hpp>
+#include <timely/dataflow/stream.hpp>
+#include <timely/error.hpp>
+#include <timely/format.hpp>
+#include <timely/scheduling/activations.hpp>
+
+namespace timely::dataflow {
+
+namespace detail {
+
+/// What an input handle shares with one input operator it feeds.
+template <Timestamp T, class D>
+struct InputAttachment {
+  progress::ChangeBatch<T> internal;
+  progress::ChangeBatch<T> produced;
+  std::shared_ptr<Tee<T, D>> tee = std::make_shared<Tee<T, D>>();
+  std::optional<scheduling::Activator> activator;
+};
+
+/// The input operator: no inputs, one output; reports the handle's capability changes and
+/// production when scheduled.
+template <Timestamp T, class D>
+class InputOperator final : public Operate<T> {
+ public:
+  InputOperator(std::shared_ptr<InputAttachment<T, D>> attachment, std::size_t peers)
+      : attachment_(std::move(attachment)), progress_(0, 1) {
+    progress_.internals[0].update(timely::minimum<T>(), static_cast<std::int64_t>(peers));
+  }
+  const std::string& name() const override { return name_; }
+  std::size_t inputs() const override { return 0; }
+  std::size_t outputs() const override { return 1; }
+  progress::Connectivity<SummaryOf<T>> connectivity() const override { return {}; }
+  std::vector<FrontierInterest> notify_me() const override { return {}; }
+  SharedProgress<T>& progress() override { return progress_; }
+  bool schedule() override {
+    attachment_->internal.drain_into(progress_.internals[0]);
+    attachment_->produced.drain_into(progress_.produceds[0]);
+    return false;
+  }
+
+ private:
+  std::shared_ptr<InputAttachment<T, D>> attachment_;
+  SharedProgress<T> progress_;
+  std::string name_ = "Input";
+};
+
+}  // namespace detail
+
+/// Feeds records of type `D` at times of type `T` into one or more dataflows of this worker.
+template <TotalOrder T, class D>
+  requires Timestamp<T>
+class InputHandle {
+ public:
+  InputHandle() = default;
+  InputHandle(const InputHandle&) = delete;
+  InputHandle& operator=(const InputHandle&) = delete;
+  /// Closes the input if still open (errors while closing are swallowed: destructors must not
+  /// throw; call `close()` to see them).
+  ~InputHandle() {
+    try {
+      close();
+    } catch (...) {
+    }
+  }
+
+  /// Creates an input operator in `scope` fed by this handle and returns its stream. A handle
+  /// may feed several dataflows; each receives every record.
+  /// \throws InputError if the handle is closed.
+  Stream<T, D> to_stream(Scope<T>& scope) {
+    if (closed_) throw InputError("timely: input handle closed at time " + describe(now_) + " cannot feed a new dataflow");
+    flush();
+    auto attachment = std::make_shared<detail::InputAttachment<T, D>>();
+    const std::size_t index = scope.builder().reserve_operator();
+    scope.worker().new_identifier();
+    attachment->activator.emplace(scope.worker().activations(), scope.address_of(index));
+    // This worker's share of the initial capability moves from the minimum to now.
+    if (!(now_ == timely::minimum<T>())) {
+      attachment->internal.update(timely::minimum<T>(), -1);
+      attachment->internal.update(now_, 1);
+    }
+    Stream<T, D> stream(scope, progress::Source{index, 0}, attachment->tee);
+    scope.builder().add_operator(index, std::make_unique<detail::InputOperator<T, D>>(attachment, scope.peers()));
+    attachments_.push_back(std::move(attachment));
+    return stream;
+  }
+
+  /// The current time: records sent now carry it.
+  [[nodiscard]] const T& time() const noexcept { return now_; }
+  /// Whether `close()` was called.
+  [[nodiscard]] bool closed() const noexcept { return closed_; }
+
+  /// Sends one record at `time()`. \throws InputError if closed or not attached to a dataflow
+  /// (such a record would be lost).
+  void send(D record) {
+    check_open("send");
+    if (buffer_.capacity() == 0) buffer_.reserve(container::default_capacity<D>());
+    buffer_.push_back(std::move(record));
+    if (buffer_.size() >= container::default_capacity<D>()) ship();
+  }
+  /// Sends a whole batch at `time()`, leaving `batch` empty. \throws InputError as `send`.
+  void send_batch(std::vector<D>& batch) {
+    check_open("send_batch");
+    ship();
+    if (!batch.empty()) deliver(std::move(batch));
+    batch = {};
+  }
+  /// Sends buffered records now.
+  void flush() {
+    ship();
+    for (auto& a : attachments_) a->tee->done();
+  }
+
+  /// Moves the handle's time forward to `time`, promising no more records before it.
+  /// \throws InputError if `time < time()` or the handle is closed.
+  void advance_to(const T& time) {
+    if (closed_) throw InputError("timely: advance_to(" + describe(time) + ") on a closed input handle");
+    if (!timely::less_equal(now_, time))
+      throw InputError("timely: input handle cannot go back from time " + describe(now_) + " to " + describe(time));
+    if (time == now_) return;
+    flush();
+    for (auto& a : attachments_) {
+      a->internal.update(time, 1);
+      a->internal.update(now_, -1);
+      a->activator->activate();
+    }
+    now_ = time;
+  }
+
+  /// Sends what is buffered and releases the handle's capability: the input is complete.
+  /// Idempotent.
+  void close() {
+    if (closed_) return;
+    flush();
+    for (auto& a : attachments_) {
+      a->internal.update(now_, -1);
+      a->activator->activate();
+    }
+    closed_ = true;
+  }
+
+ private:
+  void check_open(const char* what) const {
+    if (closed_) throw InputError(std::string("timely: ") + what + " on a closed input handle");
+    if (attachments_.empty())
+      throw InputError(std::string("timely: ") + what +
+                       " on an input handle not attached to any dataflow (call to_stream first); "
+                       "the record would be lost");
+  }
+  void ship() {
+    if (buffer_.empty()) return;
+    deliver(std::move(buffer_));
+    buffer_ = {};
+    buffer_.reserve(container::default_capacity<D>());
+  }
+  void deliver(std::vector<D>&& data) {
+    const auto count = static_cast<std::int64_t>(data.size());
+    for (std::size_t i = 0; i < attachments_.size(); ++i) {
+      auto& a = *attachments_[i];
+      a.produced.update(now_, count);
+      Message<T, D> message;
+      message.time = now_;
+      message.data = (i + 1 == attachments_.size()) ? std::move(data) : data;
+      a.tee->push(std::move(message));
+    }
+  }
+
+  T now_ = timely::minimum<T>();
+  std::vector<D> buffer_;
+  std::vector<std::shared_ptr<detail::InputAttachment<T, D>>> attachments_;
+  bool closed_ = false;
+};
+
+}  // namespace timely::dataflow

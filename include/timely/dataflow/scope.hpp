@@ -1,0 +1,353 @@
+/// \file
+/// Scopes: `Scope<T>` (the handle operators are built against), `SubgraphBuilder<T>` (what a
+/// scope records while it is built) and `Subgraph<T>` (the built scope: it schedules its
+/// operators, collects their progress, exchanges it with the other workers through its
+/// progcaster, and propagates frontiers with its reachability tracker).
+///
+/// A scope's operators are numbered 1..n in creation order; index 0 is the scope boundary. A
+/// top-level dataflow is a scope whose boundary has no ports. Nested scopes (whose boundary ports
+/// connect to a parent scope) reuse this machinery through the node-0 paths below.
+///
+/// Source: Naiad §3.3 (distributed progress tracking) and the reference's
+/// `progress::subgraph` and `progress::broadcast` (SEMANTICS.md §3.6-§3.9).
+/// Thread-safety: none; a scope belongs to its worker thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <timely/communication/push_pull.hpp>
+#include <timely/dataflow/operate.hpp>
+#include <timely/error.hpp>
+#include <timely/order.hpp>
+#include <timely/progress/change_batch.hpp>
+#include <timely/progress/reachability.hpp>
+#include <timely/scheduling/activations.hpp>
+#include <timely/worker_state.hpp>
+
+namespace timely::dataflow {
+
+/// Something a worker can schedule: a built dataflow.
+class Schedulable {
+ public:
+  virtual ~Schedulable() = default;
+  /// Runs once. \returns whether work remains (false: the dataflow is complete).
+  virtual bool schedule() = 0;
+};
+
+/// A batch of pointstamp updates one worker broadcasts to all (SEMANTICS.md §3.8): the sender,
+/// its per-scope sequence number, and `((location, time), diff)` entries. The entries are shared
+/// by every receiver rather than copied.
+template <Timestamp T>
+struct ProgressMessage {
+  using Update = std::pair<std::pair<progress::Location, T>, std::int64_t>;
+  std::size_t from = 0;
+  std::size_t seq = 0;
+  std::shared_ptr<const std::vector<Update>> updates;
+};
+
+template <Timestamp T>
+class Subgraph;
+
+/// What a scope records while the user builds it: operators by index and edges.
+template <Timestamp T>
+class SubgraphBuilder {
+ public:
+  SubgraphBuilder(WorkerState& worker, scheduling::Path address, std::string name)
+      : worker_(worker), address_(std::move(address)), name_(std::move(name)) {}
+
+  [[nodiscard]] WorkerState& worker() noexcept { return worker_; }
+  [[nodiscard]] const scheduling::Path& address() const noexcept { return address_; }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+  /// Reserves the next operator index (1, 2, ...).
+  std::size_t reserve_operator() {
+    children_.emplace_back();
+    return children_.size();
+  }
+  /// Installs the operator for a reserved index. \throws BuildError on a bad or reused index.
+  void add_operator(std::size_t index, std::unique_ptr<Operate<T>> op) {
+    if (index == 0 || index > children_.size() || children_[index - 1])
+      throw BuildError("scope '" + name_ + "': operator slot " + std::to_string(index) +
+                       " was not reserved or is already filled");
+    children_[index - 1] = std::move(op);
+  }
+  /// Records an edge from an operator output to an operator input.
+  void add_edge(progress::Source source, progress::Target target) { edges_.emplace_back(source, target); }
+  /// Records that activity on `channel` activates operator `index` of this scope.
+  void register_channel(std::size_t channel, std::size_t index) {
+    auto path = address_;
+    path.push_back(index);
+    worker_.register_channel(channel, std::move(path));
+    channels_.push_back(channel);
+  }
+
+ private:
+  friend class Subgraph<T>;
+  WorkerState& worker_;
+  scheduling::Path address_;
+  std::string name_;
+  std::vector<std::unique_ptr<Operate<T>>> children_;  // index i is children_[i - 1]
+  std::vector<std::pair<progress::Source, progress::Target>> edges_;
+  std::vector<std::size_t> channels_;
+};
+
+/// The handle user code builds operators against: a scope with timestamp type `T`. Cheap to
+/// copy; valid while the dataflow is being built.
+template <Timestamp T>
+class Scope {
+ public:
+  using Timestamp = T;
+  explicit Scope(SubgraphBuilder<T>& builder) : builder_(&builder) {}
+
+  /// This worker's index and the number of workers.
+  [[nodiscard]] std::size_t index() const noexcept { return builder_->worker().index(); }
+  [[nodiscard]] std::size_t peers() const noexcept { return builder_->worker().peers(); }
+  [[nodiscard]] WorkerState& worker() const noexcept { return builder_->worker(); }
+  [[nodiscard]] SubgraphBuilder<T>& builder() const noexcept { return *builder_; }
+  [[nodiscard]] const scheduling::Path& address() const noexcept { return builder_->address(); }
+  /// The address of operator `index` of this scope.
+  [[nodiscard]] scheduling::Path address_of(std::size_t index) const {
+    auto path = builder_->address();
+    path.push_back(index);
+    return path;
+  }
+  friend bool operator==(const Scope& a, const Scope& b) noexcept { return a.builder_ == b.builder_; }
+
+ private:
+  SubgraphBuilder<T>* builder_;
+};
+
+/// A built scope: schedules its operators in index order and tracks progress among them and
+/// with the other workers' instances of the same scope.
+template <Timestamp T>
+class Subgraph final : public Schedulable {
+ public:
+  /// Builds the scope from what `builder` recorded. Allocates the progcaster's channel.
+  /// \throws BuildError if an operator slot was left empty or the graph has a cycle along which
+  /// times do not strictly advance.
+  explicit Subgraph(SubgraphBuilder<T>&& builder);
+
+  bool schedule() override;
+
+  /// The channel identifiers this scope registered (to forget them when it completes).
+  [[nodiscard]] const std::vector<std::size_t>& channels() const noexcept { return channels_; }
+
+ private:
+  using Key = std::pair<progress::Location, T>;
+  struct Child {
+    std::unique_ptr<Operate<T>> op;
+    SharedProgress<T>* progress = nullptr;
+    std::vector<FrontierInterest> notify;
+    std::vector<std::vector<progress::Target>> edges;
+    bool local = true;
+    bool incomplete = true;
+  };
+
+  void propagate_pointstamps();
+  void run_child(std::size_t index);
+  void extract_progress(std::size_t index);
+  void send_progress();
+
+  WorkerState& worker_;
+  scheduling::Path address_;
+  std::string name_;
+  std::vector<Child> children_;  // children_[0] is the scope boundary
+  progress::Tracker<T> tracker_;
+  progress::ChangeBatch<Key> local_pointstamp_;
+  progress::ChangeBatch<Key> final_pointstamp_;
+  std::unique_ptr<communication::Push<ProgressMessage<T>>> progress_push_;
+  std::unique_ptr<communication::Pull<ProgressMessage<T>>> progress_pull_;
+  std::size_t progress_seq_ = 0;
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> temp_active_;
+  std::vector<std::size_t> touched_;
+  std::size_t incomplete_count_ = 0;
+  std::vector<std::size_t> channels_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+template <Timestamp T>
+Subgraph<T>::Subgraph(SubgraphBuilder<T>&& builder)
+    : worker_(builder.worker_), address_(builder.address_), name_(std::move(builder.name_)),
+      channels_(std::move(builder.channels_)) {
+  const std::size_t n = builder.children_.size() + 1;
+  children_.resize(n);
+  progress::Builder<T> graph;
+  graph.add_node(0, 0, 0, {});
+  for (std::size_t i = 1; i < n; ++i) {
+    auto& op = builder.children_[i - 1];
+    if (!op)
+      throw BuildError("scope '" + name_ + "': operator slot " + std::to_string(i) +
+                       " was reserved but never filled");
+    auto& child = children_[i];
+    child.progress = &op->progress();
+    child.notify = op->notify_me();
+    child.local = op->local();
+    child.edges.resize(op->outputs());
+    graph.add_node(i, op->inputs(), op->outputs(), op->connectivity());
+    child.op = std::move(op);
+  }
+  for (const auto& [source, target] : builder.edges_) {
+    graph.add_edge(source, target);
+    children_[source.node].edges[source.port].push_back(target);
+  }
+  if (auto cycle = graph.non_advancing_cycle())
+    throw BuildError("scope '" + name_ + "': " + *cycle +
+                     "; a loop must advance timestamps (use a feedback edge with a non-zero "
+                     "summary)");
+  tracker_ = graph.build().first;
+
+  // Initial capabilities are common knowledge (every worker seeds peers() per output at the
+  // minimum): they go straight into the tracker and are never exchanged.
+  for (std::size_t i = 1; i < n; ++i) {
+    auto& internals = children_[i].progress->internals;
+    for (std::size_t o = 0; o < internals.size(); ++o)
+      internals[o].drain([&](const T& t, std::int64_t d) {
+        tracker_.update_source(progress::Source{i, o}, t, d);
+      });
+  }
+
+  const std::size_t channel = worker_.new_identifier();
+  auto [push, pull] = worker_.allocator().template broadcast<ProgressMessage<T>>(channel);
+  progress_push_ = std::move(push);
+  progress_pull_ = std::move(pull);
+  worker_.register_channel(channel, address_);
+  channels_.push_back(channel);
+
+  incomplete_count_ = n - 1;
+  worker_.activations()->activate(address_);
+  // Every operator runs at least once.
+  for (std::size_t i = 1; i < n; ++i) {
+    auto path = address_;
+    path.push_back(i);
+    worker_.activations()->activate(path);
+  }
+}
+
+template <Timestamp T>
+bool Subgraph<T>::schedule() {
+  // Receive every available progress batch, our own included: a worker's updates reach its
+  // tracker only through the broadcast, so every worker sees prefixes of the same sequences.
+  while (auto& message = progress_pull_->pull()) {
+    for (const auto& [key, diff] : *message->updates) final_pointstamp_.update(key, diff);
+  }
+  propagate_pointstamps();
+
+  worker_.activations()->for_extensions(address_, [&](std::size_t i) { temp_active_.push(i); });
+  while (!temp_active_.empty()) {
+    const std::size_t index = temp_active_.top();
+    temp_active_.pop();
+    while (!temp_active_.empty() && temp_active_.top() == index) temp_active_.pop();
+    if (index > 0 && index < children_.size()) run_child(index);
+  }
+
+  send_progress();
+  return incomplete_count_ > 0 || tracker_.tracking_anything() || !local_pointstamp_.is_empty();
+}
+
+template <Timestamp T>
+void Subgraph<T>::propagate_pointstamps() {
+  final_pointstamp_.drain([&](const Key& key, std::int64_t diff) {
+    const auto& [loc, time] = key;
+    if (loc.is_source)
+      tracker_.update_source(progress::Source{loc.node, loc.port}, time, diff);
+    else
+      tracker_.update_target(progress::Target{loc.node, loc.port}, time, diff);
+  });
+  tracker_.propagate_all();
+
+  touched_.clear();
+  tracker_.pushed_changes().drain([&](const auto& key, std::int64_t diff) {
+    const auto& [node, port, time] = key;
+    auto& child = children_[node];
+    if (!child.op)
+      throw Error("timely: scope '" + name_ + "': frontier change for operator " +
+                  std::to_string(node) + " after it was shut down (progress protocol violated)");
+    child.progress->frontiers[port].update(time, diff);
+    const auto interest = child.notify[port];
+    if (interest == FrontierInterest::Always ||
+        (interest == FrontierInterest::IfCapability && tracker_.capability_count(node) > 0))
+      temp_active_.push(node);
+    touched_.push_back(node);
+  });
+  // Operators whose inputs are complete and that hold nothing get a chance to shut down.
+  for (auto node : touched_)
+    if (tracker_.inputs_complete(node) && tracker_.capability_count(node) == 0) temp_active_.push(node);
+}
+
+template <Timestamp T>
+void Subgraph<T>::run_child(std::size_t index) {
+  auto& child = children_[index];
+  if (!child.op) return;
+  const bool incomplete = child.op->schedule();
+  if (incomplete != child.incomplete) {
+    if (incomplete)
+      ++incomplete_count_;
+    else
+      --incomplete_count_;
+    child.incomplete = incomplete;
+  }
+  extract_progress(index);
+  if (!incomplete && tracker_.inputs_complete(index) && tracker_.capability_count(index) == 0) {
+    // Nothing can reach this operator any more and it holds nothing: drop it.
+    child.op.reset();
+    child.progress = nullptr;
+  }
+}
+
+template <Timestamp T>
+void Subgraph<T>::extract_progress(std::size_t index) {
+  auto& child = children_[index];
+  auto& p = *child.progress;
+  auto& batch = child.local ? local_pointstamp_ : final_pointstamp_;
+  for (std::size_t i = 0; i < p.consumeds.size(); ++i)
+    p.consumeds[i].drain([&](const T& t, std::int64_t n) {
+      batch.update(Key{progress::Location::of(progress::Target{index, i}), t}, -n);
+    });
+  for (std::size_t o = 0; o < p.internals.size(); ++o)
+    p.internals[o].drain([&](const T& t, std::int64_t d) {
+      batch.update(Key{progress::Location::of(progress::Source{index, o}), t}, d);
+    });
+  for (std::size_t o = 0; o < p.produceds.size(); ++o)
+    p.produceds[o].drain([&](const T& t, std::int64_t n) {
+      for (const auto& target : child.edges[o]) {
+        batch.update(Key{progress::Location::of(target), t}, n);
+        // Consumers later in this pass run in this same pass.
+        if (target.node > index) temp_active_.push(target.node);
+      }
+    });
+}
+
+template <Timestamp T>
+void Subgraph<T>::send_progress() {
+  if (local_pointstamp_.is_empty()) return;
+  bool send = worker_.config().progress_mode == ProgressMode::Eager;
+  if (!send) {
+    // Demand mode: hold back until some update could advance a frontier somewhere. Holding back
+    // only makes others more conservative; batches are merged, never split.
+    for (const auto& [key, diff] : local_pointstamp_.view()) {
+      if (key.first.node == 0 || (diff < 0 && tracker_.is_global(key.first, key.second))) {
+        send = true;
+        break;
+      }
+    }
+  }
+  if (!send) return;
+  auto updates = local_pointstamp_.take();
+  ProgressMessage<T> message;
+  message.from = worker_.index();
+  message.seq = progress_seq_++;
+  message.updates = std::make_shared<const std::vector<typename ProgressMessage<T>::Update>>(
+      updates.begin(), updates.end());
+  progress_push_->send(std::move(message));
+  progress_push_->done();
+}
+
+}  // namespace timely::dataflow

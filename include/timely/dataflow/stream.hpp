@@ -1,0 +1,54 @@
+/// \file
+/// `Stream<T, D>`: a stream of records of type `D` at timestamps of type `T`, produced by one
+/// operator output in one scope, and the `|` that applies an operator to it.
+///
+/// A stream may be consumed by any number of operators; each receives every record. Streams
+/// are handles: copying one does not copy data. They are valid while their dataflow is built.
+/// Source: the reference's `dataflow::stream` (SEMANTICS.md §5.4). Thread-safety: none.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <memory>
+#include <utility>
+
+#include <timely/dataflow/message.hpp>
+#include <timely/dataflow/scope.hpp>
+#include <timely/progress/reachability.hpp>
+
+namespace timely::dataflow {
+
+/// Records of type `D` at times of type `T`, flowing out of `source()` in `scope()`.
+template <Timestamp T, class D>
+class Stream {
+ public:
+  using Time = T;
+  using Data = D;
+
+  Stream(Scope<T> scope, progress::Source source, std::shared_ptr<Tee<T, D>> tee)
+      : scope_(scope), source_(source), tee_(std::move(tee)) {}
+
+  [[nodiscard]] const Scope<T>& scope() const noexcept { return scope_; }
+  [[nodiscard]] progress::Source source() const noexcept { return source_; }
+
+  /// Connects this stream to operator input `target` through `pusher`. Used by pacts and
+  /// operator builders; records the edge for progress tracking.
+  void connect_to(progress::Target target, std::unique_ptr<communication::Push<Message<T, D>>> pusher) const {
+    scope_.builder().add_edge(source_, target);
+    tee_->add(std::move(pusher));
+  }
+
+ private:
+  Scope<T> scope_;
+  progress::Source source_;
+  std::shared_ptr<Tee<T, D>> tee_;
+};
+
+/// Applies operator `op` to `stream`: `stream | map(f) | exchange(h)`.
+template <Timestamp T, class D, class Op>
+  requires std::invocable<Op, const Stream<T, D>&>
+auto operator|(const Stream<T, D>& stream, Op&& op) {
+  return std::forward<Op>(op)(stream);
+}
+
+}  // namespace timely::dataflow

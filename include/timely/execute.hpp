@@ -1,0 +1,106 @@
+/// \file
+/// Entry points: `Config` (how many workers, which progress mode), `Config::from_args` (the
+/// worker arguments `-w N`/`--workers N`, `--progress-mode eager|demand`, `--help`),
+/// `execute(config, closure)`, `execute_from_args(argc, argv, closure)` and
+/// `execute_directly(closure)`.
+///
+/// `execute` starts `config.workers` worker threads; each runs `closure(Worker&)` and then keeps
+/// stepping until all of its dataflows are complete. It returns the closures' results in worker
+/// order. If any worker throws, every worker stops at its next step and `execute` rethrows the
+/// first error (the original exception, not the `WorkerAborted` of the others).
+///
+/// Source: the reference's `execute` module and `Config` (SEMANTICS.md §7.7). Thread-safety:
+/// `execute` may be called from any thread; the closure runs on each worker thread.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <timely/communication/allocator.hpp>
+#include <timely/error.hpp>
+#include <timely/worker.hpp>
+#include <timely/worker_state.hpp>
+
+namespace timely {
+
+/// How to run a computation.
+struct Config {
+  /// Worker threads in this process (>= 1).
+  std::size_t workers = 1;
+  /// Settings every worker gets.
+  WorkerConfig worker{};
+  /// Positional arguments `from_args` did not interpret, in order (the program's own).
+  std::vector<std::string> positional;
+
+  /// One worker.
+  static Config thread() { return Config{}; }
+  /// `workers` worker threads sharing this process.
+  static Config process(std::size_t workers) {
+    Config c;
+    c.workers = workers;
+    return c;
+  }
+  /// Parses worker arguments: `-w N`/`--workers N` (also `--threads N`), `--progress-mode
+  /// eager|demand`, `--help`. Positional arguments are collected in `positional` and left to the
+  /// program. `argv[0]` is the program name.
+  /// \throws ConfigError naming the bad argument (unknown flag, missing or non-numeric value,
+  /// zero workers); HelpRequested with the usage text for `--help`.
+  static Config from_args(int argc, const char* const* argv);
+  /// The usage text of the worker arguments.
+  static std::string usage(const std::string& program);
+};
+
+namespace detail {
+/// Runs `body(worker)` on `config.workers` threads, then steps each worker until its dataflows
+/// complete; rethrows the first worker error after all threads joined.
+void run_workers(const Config& config, const std::function<void(Worker&)>& body);
+}  // namespace detail
+
+/// Runs `closure(Worker&)` on every worker of `config` and waits for all dataflows to complete.
+/// \returns `std::vector` of the closures' results in worker order (nothing for `void`).
+/// \throws ConfigError if `config.workers` is 0; the first exception any worker threw.
+template <class F>
+auto execute(const Config& config, F&& closure) {
+  using R = std::invoke_result_t<F&, Worker&>;
+  if (config.workers == 0) throw ConfigError("timely: a computation needs at least one worker (workers = 0)");
+  if constexpr (std::is_void_v<R>) {
+    detail::run_workers(config, [&](Worker& w) { closure(w); });
+  } else {
+    std::vector<std::optional<R>> slots(config.workers);
+    detail::run_workers(config, [&](Worker& w) { slots[w.index()].emplace(closure(w)); });
+    std::vector<R> results;
+    results.reserve(slots.size());
+    for (auto& s : slots) results.push_back(std::move(*s));
+    return results;
+  }
+}
+
+/// Parses the worker arguments of `argv` (see `Config::from_args`) and runs `execute`.
+/// \throws ConfigError / HelpRequested before any thread starts, and whatever `execute` throws.
+template <class F>
+auto execute_from_args(int argc, const char* const* argv, F&& closure) {
+  return execute(Config::from_args(argc, argv), std::forward<F>(closure));
+}
+
+/// Runs `closure(Worker&)` with a single worker on the calling thread, then steps until its
+/// dataflows complete. Returns the closure's result.
+template <class F>
+decltype(auto) execute_directly(F&& closure) {
+  Worker worker(communication::Allocator::thread());
+  using R = std::invoke_result_t<F&, Worker&>;
+  if constexpr (std::is_void_v<R>) {
+    closure(worker);
+    while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
+  } else {
+    R result = closure(worker);
+    while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
+    return result;
+  }
+}
+
+}  // namespace timely

@@ -1,0 +1,189 @@
+/// \file
+/// Partial orders, timestamps and path summaries: the algebra progress tracking runs on.
+///
+/// Holds the customization points `PartialOrderTraits<T>`, `TimestampTraits<T>` and
+/// `PathSummaryTraits<S, T>`, the concepts `PartialOrder`, `Timestamp`, `PathSummary`, the
+/// implementations for every integer width and for `Product<A, B>`, and the free functions
+/// `less_equal`, `less_than`, `results_in`, `followed_by` and `minimum`.
+///
+/// Source of the idea: Naiad (SOSP 2013) §2.1-§2.3 (timestamps, could-result-in) and the
+/// reference's `order` and `progress::timestamp` modules. Everything here is pure, reentrant and
+/// thread-safe.
+#pragma once
+
+#include <compare>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <type_traits>
+
+namespace timely {
+
+/// Customization point for a partial order on `T`.
+///
+/// Specialize with `static bool less_equal(const T&, const T&)`. The partial order must agree
+/// with `operator==` (equal values are related both ways) and the type's `operator<` must be a
+/// total order that extends it (`less_equal(a, b)` implies `!(b < a)`): sorting code relies on
+/// that. The primary template is empty, so types without a specialization are not `PartialOrder`.
+template <class T, class Enable = void>
+struct PartialOrderTraits {};
+
+/// Integers are totally ordered; their partial order is `<=`.
+template <std::integral T>
+struct PartialOrderTraits<T> {
+  static constexpr bool total = true;
+  static constexpr bool less_equal(T a, T b) noexcept { return a <= b; }
+};
+
+/// A type `T` with a partial order `less_equal` compatible with equality, and a total order
+/// `operator<` extending it.
+template <class T>
+concept PartialOrder = std::totally_ordered<T> && requires(const T& a, const T& b) {
+  { PartialOrderTraits<T>::less_equal(a, b) } -> std::convertible_to<bool>;
+};
+
+/// Whether `T`'s partial order is total (integers, durations); input handles need it.
+template <class T>
+concept TotalOrder = PartialOrder<T> && requires { requires PartialOrderTraits<T>::total; };
+
+/// `a <= b` in `T`'s partial order.
+template <PartialOrder T>
+constexpr bool less_equal(const T& a, const T& b) noexcept(
+    noexcept(PartialOrderTraits<T>::less_equal(a, b))) {
+  return PartialOrderTraits<T>::less_equal(a, b);
+}
+
+/// `a < b` in `T`'s partial order: `less_equal(a, b) && a != b`.
+template <PartialOrder T>
+constexpr bool less_than(const T& a, const T& b) noexcept(noexcept(less_equal(a, b))) {
+  return a != b && less_equal(a, b);
+}
+
+/// Customization point for path summaries: how a timestamp of type `T` changes along a path.
+///
+/// Specialize with `static std::optional<T> results_in(const S&, const T&)` and
+/// `static std::optional<S> followed_by(const S&, const S&)`. `std::nullopt` means "no time
+/// results" (overflow); the feedback operator drops such records. A value-initialized `S` must be
+/// the identity summary. `results_in` must be monotone in both arguments, and
+/// `results_in(followed_by(a, b), t) == results_in(b, results_in(a, t))`.
+template <class S, class T, class Enable = void>
+struct PathSummaryTraits {};
+
+/// Integer summaries are integers of the same type added with overflow checking. Signed
+/// summaries may be negative (moving time backwards is allowed, but a cycle must advance).
+template <std::integral T>
+struct PathSummaryTraits<T, T> {
+  static constexpr std::optional<T> results_in(T summary, T time) noexcept {
+    T out{};
+    if (__builtin_add_overflow(time, summary, &out)) return std::nullopt;
+    return out;
+  }
+  static constexpr std::optional<T> followed_by(T first, T second) noexcept {
+    return results_in(first, second);
+  }
+};
+
+/// A path summary `S` for timestamps `T`: partially ordered, default = identity, with
+/// `results_in` and `followed_by`.
+template <class S, class T>
+concept PathSummary =
+    PartialOrder<S> && std::default_initializable<S> && requires(const S& s, const T& t) {
+      { PathSummaryTraits<S, T>::results_in(s, t) } -> std::same_as<std::optional<T>>;
+      { PathSummaryTraits<S, T>::followed_by(s, s) } -> std::same_as<std::optional<S>>;
+    };
+
+/// Customization point for timestamps: specialize with `using Summary = ...;` and
+/// `static T minimum()`, the unique least element (the time of every initial capability).
+template <class T, class Enable = void>
+struct TimestampTraits {};
+
+/// Integers: the summary is the same integer type; the minimum is the type's least value
+/// (0 for unsigned, MIN for signed, as the reference since 0.12).
+template <std::integral T>
+struct TimestampTraits<T> {
+  using Summary = T;
+  static constexpr T minimum() noexcept { return std::numeric_limits<T>::min(); }
+};
+
+/// A timestamp: copyable, partially ordered with a compatible total order, with a least element
+/// and a path summary type. Hashing and printing come from the user's own overloads where needed.
+template <class T>
+concept Timestamp = PartialOrder<T> && std::copyable<T> && requires {
+  typename TimestampTraits<T>::Summary;
+  { TimestampTraits<T>::minimum() } -> std::same_as<T>;
+} && PathSummary<typename TimestampTraits<T>::Summary, T>;
+
+/// The path summary type of timestamp `T`.
+template <Timestamp T>
+using SummaryOf = typename TimestampTraits<T>::Summary;
+
+/// The least element of `T`.
+template <Timestamp T>
+constexpr T minimum() {
+  return TimestampTraits<T>::minimum();
+}
+
+/// The time that results from moving `time` along a path summarised by `summary`, if any.
+template <Timestamp T>
+constexpr std::optional<T> results_in(const SummaryOf<T>& summary, const T& time) {
+  return PathSummaryTraits<SummaryOf<T>, T>::results_in(summary, time);
+}
+
+/// The summary of the path "`first`, then `second`", if any time can travel it.
+template <Timestamp T>
+constexpr std::optional<SummaryOf<T>> followed_by(const SummaryOf<T>& first,
+                                                  const SummaryOf<T>& second) {
+  return PathSummaryTraits<SummaryOf<T>, T>::followed_by(first, second);
+}
+
+/// The product of two partial orders: `(a1, b1) <= (a2, b2)` iff `a1 <= a2` and `b1 <= b2`.
+///
+/// Used for the timestamps of iterative scopes (`outer` is the enclosing scope's time, `inner`
+/// the loop counter). `operator<` is lexicographic, which extends the product order. Not to be
+/// confused with a lexicographic pair, whose partial order is total. Naiad §2.1 (loop contexts).
+template <class A, class B>
+struct Product {
+  A outer{};
+  B inner{};
+
+  friend constexpr bool operator==(const Product&, const Product&) = default;
+  friend constexpr auto operator<=>(const Product&, const Product&) = default;
+};
+
+template <PartialOrder A, PartialOrder B>
+struct PartialOrderTraits<Product<A, B>> {
+  static constexpr bool less_equal(const Product<A, B>& x, const Product<A, B>& y) {
+    return timely::less_equal(x.outer, y.outer) && timely::less_equal(x.inner, y.inner);
+  }
+};
+
+/// Product summaries apply component-wise; either component failing fails the whole.
+template <class SA, class SB, class A, class B>
+struct PathSummaryTraits<Product<SA, SB>, Product<A, B>> {
+  static constexpr std::optional<Product<A, B>> results_in(const Product<SA, SB>& s,
+                                                           const Product<A, B>& t) {
+    auto outer = PathSummaryTraits<SA, A>::results_in(s.outer, t.outer);
+    if (!outer) return std::nullopt;
+    auto inner = PathSummaryTraits<SB, B>::results_in(s.inner, t.inner);
+    if (!inner) return std::nullopt;
+    return Product<A, B>{*outer, *inner};
+  }
+  static constexpr std::optional<Product<SA, SB>> followed_by(const Product<SA, SB>& x,
+                                                              const Product<SA, SB>& y) {
+    auto outer = PathSummaryTraits<SA, A>::followed_by(x.outer, y.outer);
+    if (!outer) return std::nullopt;
+    auto inner = PathSummaryTraits<SB, B>::followed_by(x.inner, y.inner);
+    if (!inner) return std::nullopt;
+    return Product<SA, SB>{*outer, *inner};
+  }
+};
+
+template <Timestamp A, Timestamp B>
+struct TimestampTraits<Product<A, B>> {
+  using Summary = Product<SummaryOf<A>, SummaryOf<B>>;
+  static constexpr Product<A, B> minimum() { return {timely::minimum<A>(), timely::minimum<B>()}; }
+};
+
+}  // namespace timely

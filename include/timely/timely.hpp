@@ -1,0 +1,40 @@
+/// \file
+/// The umbrella header for programs: everything a user needs to build and run dataflows.
+/// Library code includes exactly what it uses instead.
+#pragma once
+
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/order.hpp>
+#include <timely/progress/frontier.hpp>
+#include <timely/worker.hpp>
+
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operator_builder.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/dataflow/scope.hpp>
+#include <timely/dataflow/stream.hpp>
+
+#include <timely/dataflow/operators/concat.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/map.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/operators/to_stream.hpp>
+
+namespace timely {
+// The names programs use most, at the top level.
+using dataflow::Capability;
+using dataflow::InputCapability;
+using dataflow::InputHandle;
+using dataflow::OperatorBuilder;
+using dataflow::OperatorInput;
+using dataflow::OperatorOutput;
+using dataflow::ProbeHandle;
+using dataflow::Scope;
+using dataflow::Stream;
+using dataflow::Pipeline;
+using dataflow::Exchange;
+}  // namespace timely

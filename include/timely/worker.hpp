@@ -1,0 +1,109 @@
+/// \file
+/// `Worker`: one thread of a timely computation. It builds dataflows (`dataflow<T>(builder)`)
+/// and drives them (`step`, `step_or_park`, `step_while`); every worker of a computation runs
+/// the same program and must build the same dataflows in the same order.
+///
+/// Source: Naiad §3.1 (workers) and the reference's `worker::Worker` (SEMANTICS.md §5.1, §5.9).
+/// Thread-safety: a worker and everything it builds belong to the thread that runs it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <timely/communication/allocator.hpp>
+#include <timely/dataflow/scope.hpp>
+#include <timely/order.hpp>
+#include <timely/worker_state.hpp>
+
+namespace timely {
+
+/// One worker of a computation: `index()` among `peers()` workers.
+class Worker {
+ public:
+  /// A worker over `allocator` (which fixes its index and the number of peers).
+  explicit Worker(communication::Allocator allocator, WorkerConfig config = {})
+      : state_(std::make_unique<WorkerState>(std::move(allocator), config)) {}
+  Worker(Worker&&) noexcept = default;
+  Worker& operator=(Worker&&) noexcept = default;
+  ~Worker() {
+    // Dataflows go first: their operators hold channels into the allocator.
+    dataflows_.clear();
+  }
+
+  [[nodiscard]] std::size_t index() const noexcept { return state_->index(); }
+  [[nodiscard]] std::size_t peers() const noexcept { return state_->peers(); }
+  [[nodiscard]] WorkerState& state() noexcept { return *state_; }
+
+  /// Builds a top-level dataflow with timestamps of type `T`: calls `builder(scope)` with a
+  /// `dataflow::Scope<T>&`, then installs what it built. Returns what `builder` returns.
+  /// \throws BuildError if the dataflow is malformed (e.g. a non-advancing cycle).
+  template <Timestamp T, class F>
+  decltype(auto) dataflow(F&& builder) {
+    return dataflow_named<T>("Dataflow", std::forward<F>(builder));
+  }
+
+  /// `dataflow` with a name used in error messages.
+  template <Timestamp T, class F>
+  decltype(auto) dataflow_named(std::string name, F&& builder) {
+    const std::size_t index = next_dataflow_++;
+    scheduling::Path path;
+    path.push_back(index);
+    state_->new_identifier();
+    dataflow::SubgraphBuilder<T> sub(*state_, path, std::move(name));
+    dataflow::Scope<T> scope(sub);
+    using R = std::invoke_result_t<F&, dataflow::Scope<T>&>;
+    if constexpr (std::is_void_v<R>) {
+      builder(scope);
+      install(index, std::make_unique<dataflow::Subgraph<T>>(std::move(sub)));
+    } else {
+      R result = builder(scope);
+      install(index, std::make_unique<dataflow::Subgraph<T>>(std::move(sub)));
+      return result;
+    }
+  }
+
+  /// Runs one round: receives, then schedules every activated dataflow. Never parks.
+  /// \returns whether any dataflow remains. \throws WorkerAborted if another worker failed, or
+  /// whatever an operator throws.
+  bool step() { return step_or_park(std::chrono::nanoseconds::zero()); }
+
+  /// Like `step`, but if nothing is activated, parks the thread until a message arrives or
+  /// `timeout` passes (`std::nullopt`: no limit) and schedules nothing this round.
+  bool step_or_park(std::optional<std::chrono::nanoseconds> timeout);
+
+  /// Steps while `pred()` holds.
+  template <class P>
+  void step_while(P&& pred) {
+    while (pred()) step();
+  }
+
+  /// Whether any dataflow is still running.
+  [[nodiscard]] bool has_dataflows() const noexcept { return !dataflows_.empty(); }
+  /// Number of dataflows still running.
+  [[nodiscard]] std::size_t installed_dataflows() const noexcept { return dataflows_.size(); }
+
+ private:
+  struct Installed {
+    std::unique_ptr<dataflow::Schedulable> root;
+    std::vector<std::size_t> channels;
+  };
+  template <Timestamp T>
+  void install(std::size_t index, std::unique_ptr<dataflow::Subgraph<T>> sub) {
+    auto channels = sub->channels();
+    dataflows_.emplace(index, Installed{std::move(sub), std::move(channels)});
+  }
+
+  std::unique_ptr<WorkerState> state_;
+  std::map<std::size_t, Installed> dataflows_;
+  std::size_t next_dataflow_ = 0;
+  std::vector<std::size_t> active_;
+};
+
+}  // namespace timely

@@ -1,0 +1,89 @@
+// The non-template parts of the thread and process allocators: buzzers, mailboxes of channel
+// events, and the rendezvous where worker threads meet to create a channel.
+#include <timely/communication/allocator.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <timely/error.hpp>
+
+namespace timely::communication {
+
+void Buzzer::buzz() {
+  {
+    std::lock_guard lock(mutex_);
+    token_ = true;
+  }
+  cv_.notify_one();
+}
+
+void Buzzer::park(std::optional<std::chrono::nanoseconds> timeout) {
+  std::unique_lock lock(mutex_);
+  if (timeout)
+    cv_.wait_for(lock, *timeout, [&] { return token_; });
+  else
+    cv_.wait(lock, [&] { return token_; });
+  token_ = false;
+}
+
+ProcessShared::ProcessShared(std::size_t threads) {
+  if (threads == 0) throw std::invalid_argument("timely: a process needs at least one worker thread");
+  mailboxes_.reserve(threads);
+  for (std::size_t i = 0; i < threads; ++i) mailboxes_.push_back(std::make_unique<Mailbox>());
+}
+
+void ProcessShared::notify(std::size_t target, std::size_t channel) {
+  auto& box = *mailboxes_[target];
+  bool was_empty = false;
+  {
+    std::lock_guard lock(box.mutex);
+    was_empty = box.ids.empty();
+    box.ids.push_back(channel);
+  }
+  // Only the empty->non-empty edge needs a wake-up: a non-empty mailbox will be drained before
+  // its owner parks.
+  if (was_empty) box.buzzer.buzz();
+}
+
+void ProcessShared::drain(std::size_t index, std::vector<std::size_t>& out) {
+  auto& box = *mailboxes_[index];
+  std::lock_guard lock(box.mutex);
+  out.insert(out.end(), box.ids.begin(), box.ids.end());
+  box.ids.clear();
+}
+
+bool ProcessShared::pending(std::size_t index) {
+  auto& box = *mailboxes_[index];
+  std::lock_guard lock(box.mutex);
+  return !box.ids.empty();
+}
+
+void ProcessShared::park(std::size_t index, std::optional<std::chrono::nanoseconds> timeout) {
+  if (poisoned() || pending(index)) return;
+  mailboxes_[index]->buzzer.park(timeout);
+}
+
+std::shared_ptr<void> ProcessShared::rendezvous(std::size_t channel, std::type_index type,
+                                                const std::function<std::shared_ptr<void>()>& make) {
+  std::lock_guard lock(rendezvous_mutex_);
+  auto it = std::find_if(meetings_.begin(), meetings_.end(),
+                         [&](const auto& m) { return m.first == channel; });
+  if (it == meetings_.end()) {
+    meetings_.emplace_back(channel, Meeting{make(), type, 0});
+    it = std::prev(meetings_.end());
+  } else if (it->second.type != type) {
+    throw Error("timely: workers allocated channel " + std::to_string(channel) +
+                " with different types; every worker must build the same dataflows in the "
+                "same order");
+  }
+  auto bundle = it->second.bundle;
+  if (++it->second.arrived == threads()) meetings_.erase(it);
+  return bundle;
+}
+
+void ProcessShared::poison() {
+  poisoned_.store(true, std::memory_order_release);
+  for (auto& box : mailboxes_) box->buzzer.buzz();
+}
+
+}  // namespace timely::communication

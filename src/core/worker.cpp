@@ -1,0 +1,31 @@
+// Worker::step_or_park: the per-round driver (SEMANTICS.md §5.9).
+#include <timely/worker.hpp>
+
+namespace timely {
+
+bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
+  auto& activations = *state_->activations();
+  state_->receive();
+  activations.advance();
+
+  if (activations.idle() && (!timeout || timeout->count() > 0)) {
+    state_->allocator().await_events(timeout);
+    return has_dataflows();
+  }
+
+  active_.clear();
+  const scheduling::Path root;
+  activations.for_extensions(root, [&](std::size_t index) { active_.push_back(index); });
+  for (auto index : active_) {
+    auto it = dataflows_.find(index);
+    if (it == dataflows_.end()) continue;
+    if (!it->second.root->schedule()) {
+      for (auto channel : it->second.channels) state_->unregister_channel(channel);
+      dataflows_.erase(it);
+    }
+  }
+  state_->allocator().release();
+  return has_dataflows();
+}
+
+}  // namespace timely
