@@ -130,11 +130,12 @@ class ChangeBatch {
   /// Raw entries including the dirty tail; for tests and diagnostics.
   [[nodiscard]] std::size_t raw_size() const noexcept { return updates_.size(); }
 
-  /// Semantic equality (both sides compacted first).
-  friend bool operator==(ChangeBatch& a, ChangeBatch& b) {
-    a.compact();
-    b.compact();
-    return a.updates_ == b.updates_;
+  /// Semantic equality: the compacted contents are equal (compacts copies; not for hot paths).
+  friend bool operator==(const ChangeBatch& a, const ChangeBatch& b) {
+    ChangeBatch x = a, y = b;
+    x.compact();
+    y.compact();
+    return x.updates_ == y.updates_;
   }
 
  private:

@@ -81,6 +81,7 @@ class Builder {
   /// connectivity is ignored. \throws timely::Error if the connectivity's shape is wrong.
   void add_node(std::size_t index, std::size_t inputs, std::size_t outputs,
                 Connectivity<Summary> summary) {
+    if (index == 0) summary.assign(inputs, std::vector<Antichain<Summary>>(outputs));
     if (summary.size() != inputs)
       throw Error("reachability: node " + std::to_string(index) + " declares " +
                   std::to_string(inputs) + " inputs but its connectivity has " +

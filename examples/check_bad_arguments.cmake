@@ -1,0 +1,21 @@
+# Bad arguments give a clear message and a non-zero exit, before any work starts; --help works.
+# Arguments: EXCHANGE, WORDCOUNT (binaries).
+function(expect_failure expected_rc pattern)
+  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 30)
+  if(NOT rc EQUAL expected_rc)
+    message(FATAL_ERROR "`${ARGN}` exited with ${rc}, expected ${expected_rc}: ${out}${err}")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${pattern}")
+    message(FATAL_ERROR "`${ARGN}` printed no '${pattern}': ${out}${err}")
+  endif()
+endfunction()
+
+expect_failure(2 "workers" ${EXCHANGE} 10 10 -w 0)
+expect_failure(2 "workers" ${EXCHANGE} 10 10 -w abc)
+expect_failure(2 "workers" ${EXCHANGE} 10 10 -w)
+expect_failure(2 "--bogus" ${EXCHANGE} 10 10 --bogus)
+expect_failure(2 "BATCH" ${EXCHANGE} ten 10)
+expect_failure(2 "BATCH and ROUNDS" ${EXCHANGE} 10)
+expect_failure(2 "progress-mode" ${EXCHANGE} 10 10 --progress-mode sometimes)
+expect_failure(1 "cannot open '/nonexistent/file.txt'" ${WORDCOUNT} /nonexistent/file.txt -w 2)
+expect_failure(0 "usage: exchange" ${EXCHANGE} --help)

@@ -1,0 +1,45 @@
+// What every example binary shares: turning timely's errors into a message and an exit status.
+#pragma once
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <timely/error.hpp>
+
+namespace examples {
+
+/// Runs `body()`; prints usage for --help (exit 0), a bad-argument message (exit 2) or any
+/// other error (exit 1) on stderr.
+template <class F>
+int guarded_main(const char* name, const char* usage, F&& body) {
+  try {
+    body();
+    return 0;
+  } catch (const timely::HelpRequested& help) {
+    std::printf("usage: %s %s\n\n%s", name, usage, help.what());
+    return 0;
+  } catch (const timely::ConfigError& e) {
+    std::fprintf(stderr, "%s: %s\nusage: %s %s\n", name, e.what(), name, usage);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    return 1;
+  }
+}
+
+/// Parses a positional argument as an unsigned number. \throws timely::ConfigError naming it.
+inline std::uint64_t parse_count(const std::string& text, const char* what) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || text[0] == '-')
+    throw timely::ConfigError(std::string("expected a non-negative whole number for ") + what + ", got '" + text + "'");
+  return value;
+}
+
+}  // namespace examples

@@ -1,0 +1,112 @@
+// wordcount: counts the words of a text file on several workers, exactly.
+//   wordcount [FILE] [-w N]
+// Each worker reads its share of FILE's lines (a byte range, cut at line ends) and feeds them in
+// epochs of a fixed number of lines. At the end every distinct word is printed once on stdout as
+// "WORD COUNT"; a summary goes to stderr. FILE defaults to the GCIDE text that
+// scripts/fetch-data.sh puts in data/.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <timely/timely.hpp>
+
+#include "common.hpp"
+#include "wordcount_dataflow.hpp"
+
+#ifndef TIMELY_DEFAULT_TEXT
+#define TIMELY_DEFAULT_TEXT "data/gcide.txt"
+#endif
+
+namespace {
+
+constexpr std::uint64_t kLinesPerEpoch = 50'000;
+
+/// The part of `path` worker `index` of `peers` reads: whole lines starting in its byte range.
+std::string read_share(const std::string& path, std::size_t index, std::size_t peers) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot open '" + path + "'");
+  file.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(file.tellg());
+  auto boundary = [&](std::uint64_t pos) -> std::uint64_t {
+    // The first line start at or after pos (pos 0 is a line start).
+    if (pos == 0 || pos >= size) return std::min(pos, size);
+    file.clear();
+    file.seekg(static_cast<std::streamoff>(pos - 1));
+    std::string rest;
+    std::getline(file, rest);
+    return std::min<std::uint64_t>(size, pos + rest.size());
+  };
+  const auto begin = boundary(size * index / peers);
+  const auto end = boundary(size * (index + 1) / peers);
+  std::string text(end > begin ? end - begin : 0, '\0');
+  file.clear();
+  file.seekg(static_cast<std::streamoff>(begin));
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!file && !text.empty()) throw std::runtime_error("cannot read '" + path + "'");
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return examples::guarded_main("wordcount", "[FILE] [-w N]", [&] {
+    auto config = timely::Config::from_args(argc, argv);
+    if (config.positional.size() > 1) throw timely::ConfigError("expected at most one FILE");
+    const std::string path = config.positional.empty() ? TIMELY_DEFAULT_TEXT : config.positional[0];
+    {
+      std::ifstream probe_file(path);
+      if (!probe_file) throw std::runtime_error("cannot open '" + path + "' (run scripts/fetch-data.sh for the default text)");
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto results = timely::execute(config, [&](timely::Worker& worker) {
+      timely::InputHandle<wordcount::Time, std::string> input;
+      timely::ProbeHandle<wordcount::Time> probe;
+      boost::unordered_flat_map<std::string, wordcount::Count, boost::hash<std::string>> latest;
+      wordcount::build(worker, input, probe, latest);
+
+      const std::string text = read_share(path, worker.index(), worker.peers());
+      std::uint64_t lines = 0;
+      std::size_t pos = 0;
+      while (pos < text.size()) {
+        auto end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        input.send(text.substr(pos, end - pos));
+        pos = end + 1;
+        if (++lines % kLinesPerEpoch == 0) {
+          input.advance_to(input.time() + 1);
+          // Keep at most two epochs in flight.
+          while (input.time() >= 2 && probe.less_than(input.time() - 1)) worker.step();
+        }
+      }
+      input.close();
+      while (!probe.done()) worker.step();
+      return std::vector<wordcount::WordCount>(latest.begin(), latest.end());
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    std::uint64_t words = 0, distinct = 0;
+    std::string out;
+    out.reserve(1 << 20);
+    for (const auto& part : results)
+      for (const auto& [word, count] : part) {
+        words += static_cast<std::uint64_t>(count);
+        ++distinct;
+        fmt::format_to(std::back_inserter(out), "{} {}\n", word, count);
+        if (out.size() > (1 << 20)) {
+          std::fwrite(out.data(), 1, out.size(), stdout);
+          out.clear();
+        }
+      }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    std::fprintf(stderr, "wordcount: %llu words, %llu distinct, %zu workers, %.3f s, %.3e words/s\n",
+                 static_cast<unsigned long long>(words), static_cast<unsigned long long>(distinct), config.workers,
+                 seconds, seconds > 0 ? static_cast<double>(words) / seconds : 0.0);
+  });
+}

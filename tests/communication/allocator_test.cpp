@@ -1,0 +1,122 @@
+// Thread and process allocators: delivery, per-sender FIFO, events, parking (SEMANTICS.md §7).
+#include <timely/communication/allocator.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include <timely/error.hpp>
+
+#include "support/catch.hpp"
+
+using namespace timely::communication;
+using namespace std::chrono_literals;
+
+TEST_CASE("a buzz before park makes park return at once", "[communication]") {
+  Buzzer buzzer;
+  buzzer.buzz();
+  const auto start = std::chrono::steady_clock::now();
+  buzzer.park(std::nullopt);  // would hang without token semantics
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+  // The token is consumed: a second park waits for its timeout.
+  const auto again = std::chrono::steady_clock::now();
+  buzzer.park(20ms);
+  CHECK(std::chrono::steady_clock::now() - again >= 15ms);
+}
+
+TEST_CASE("thread allocator delivers to itself and records events", "[communication]") {
+  auto alloc = Allocator::thread();
+  CHECK(alloc.peers() == 1);
+  auto [pushers, puller] = alloc.allocate<int>(7);
+  REQUIRE(pushers.size() == 1);
+  pushers[0]->send(1);
+  pushers[0]->send(2);
+  pushers[0]->done();
+  CHECK(alloc.events() == std::vector<std::size_t>{7, 7});
+  CHECK(puller->recv() == 1);
+  CHECK(puller->recv() == 2);
+  CHECK_FALSE(puller->recv().has_value());
+}
+
+TEST_CASE("process allocator: every worker receives each sender's values in order", "[communication]") {
+  const std::size_t workers = GENERATE(2u, 3u, 4u);
+  auto shared = std::make_shared<ProcessShared>(workers);
+  constexpr int per_sender = 2000;
+  std::vector<std::vector<std::vector<int>>> received(workers, std::vector<std::vector<int>>(workers));
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] {
+      Allocator alloc(w, shared);
+      auto [pushers, puller] = alloc.allocate<std::pair<std::size_t, int>>(3);
+      for (int i = 0; i < per_sender; ++i)
+        for (std::size_t t = 0; t < workers; ++t) pushers[t]->send({w, i});
+      std::size_t got = 0;
+      while (got < per_sender * workers) {
+        alloc.receive();
+        alloc.events().clear();
+        while (auto v = puller->recv()) {
+          received[w][v->first].push_back(v->second);
+          ++got;
+        }
+        if (got < per_sender * workers) alloc.await_events(1ms);
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (std::size_t w = 0; w < workers; ++w)
+    for (std::size_t s = 0; s < workers; ++s) {
+      REQUIRE(received[w][s].size() == per_sender);
+      for (int i = 0; i < per_sender; ++i) REQUIRE(received[w][s][i] == i);
+    }
+}
+
+TEST_CASE("a push to a parked worker wakes it", "[communication]") {
+  auto shared = std::make_shared<ProcessShared>(2);
+  Allocator a(0, shared), b(1, shared);
+  auto [pa, qa] = a.allocate<int>(1);
+  auto [pb, qb] = b.allocate<int>(1);
+  std::atomic<bool> woke{false};
+  std::thread parked([&] {
+    b.await_events(std::nullopt);  // no timeout: only the push can wake it
+    b.receive();
+    woke = true;
+  });
+  std::this_thread::sleep_for(20ms);
+  pa[1]->send(42);
+  parked.join();
+  CHECK(woke);
+  CHECK(b.events() == std::vector<std::size_t>{1});
+  CHECK(qb->recv() == 42);
+}
+
+TEST_CASE("poison wakes parked workers", "[communication]") {
+  auto shared = std::make_shared<ProcessShared>(2);
+  std::thread parked([&] { shared->park(1, std::nullopt); });
+  std::this_thread::sleep_for(10ms);
+  shared->poison();
+  parked.join();
+  CHECK(shared->poisoned());
+}
+
+TEST_CASE("allocating one channel with different types on different workers is an error", "[communication]") {
+  auto shared = std::make_shared<ProcessShared>(2);
+  Allocator a(0, shared), b(1, shared);
+  auto first = a.allocate<int>(5);
+  CHECK_THROWS_AS(b.allocate<double>(5), timely::Error);
+}
+
+TEST_CASE("broadcast reaches every worker including the sender", "[communication]") {
+  auto shared = std::make_shared<ProcessShared>(3);
+  std::vector<Allocator> allocs;
+  for (std::size_t i = 0; i < 3; ++i) allocs.emplace_back(i, shared);
+  std::vector<std::unique_ptr<Push<int>>> pushers;
+  std::vector<std::unique_ptr<Pull<int>>> pullers;
+  for (auto& a : allocs) {
+    auto [push, pull] = a.broadcast<int>(9);
+    pushers.push_back(std::move(push));
+    pullers.push_back(std::move(pull));
+  }
+  pushers[1]->send(11);
+  for (auto& p : pullers) CHECK(p->recv() == 11);
+}
