@@ -16,7 +16,11 @@ fetch_gcide() {
   local tmp
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' RETURN
-  (cd "$tmp" && apt-get download dict-gcide >/dev/null)
+  chmod 777 "$tmp"
+  if ! (cd "$tmp" && apt-get download dict-gcide >/dev/null 2>&1); then
+    apt-get update -qq
+    (cd "$tmp" && apt-get download dict-gcide >/dev/null)
+  fi
   dpkg-deb -x "$tmp"/dict-gcide_*.deb "$tmp/x"
   zcat "$tmp/x/usr/share/dictd/gcide.dict.dz" > "$out.partial"
   mv "$out.partial" "$out"

@@ -18,12 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
-
 namespace timely::scheduling {
 
 /// An operator's address: its index at each level of scope nesting.
-using Path = boost::container::small_vector<std::size_t, 4>;
+using Path = std::vector<std::size_t>;
 
 /// The set of activated operator addresses of one worker.
 class Activations {

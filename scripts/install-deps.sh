@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs every Debian package timely-cpp needs to build, test and run its examples.
+# Needs root (or sudo). Safe to run repeatedly.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libboost1.81-dev libfmt-dev libcli11-dev catch2 libbenchmark-dev
+  clang-format
+  ca-certificates
+)
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "install-deps: all packages present"
