@@ -38,7 +38,8 @@ inline std::uint64_t parse_count(const std::string& text, const char* what) {
     used = 0;
   }
   if (used != text.size() || text.empty() || text[0] == '-')
-    throw timely::ConfigError(std::string("expected a non-negative whole number for ") + what + ", got '" + text + "'");
+    throw timely::ConfigError(std::string("expected a non-negative whole number for ") + what + ", got '" +
+                              text + "'");
   return value;
 }
 

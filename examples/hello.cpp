@@ -16,11 +16,11 @@ int main(int argc, char** argv) {
       timely::InputHandle<std::uint64_t, std::uint64_t> input;
       timely::ProbeHandle<std::uint64_t> probe;
       worker.dataflow<std::uint64_t>([&](auto& scope) {
-        input.to_stream(scope) | exchange([](std::uint64_t x) { return x; })
-            | inspect([index](std::uint64_t x) {
-                std::printf("worker %zu:\thello %llu\n", index, static_cast<unsigned long long>(x));
-              })
-            | probe_with(probe);
+        input.to_stream(scope) | exchange([](std::uint64_t x) { return x; }) |
+            inspect([index](std::uint64_t x) {
+              std::printf("worker %zu:\thello %llu\n", index, static_cast<unsigned long long>(x));
+            }) |
+            probe_with(probe);
       });
       for (std::uint64_t round = 0; round < 10; ++round) {
         if (index == 0) input.send(round);

@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
     timely::execute_from_args(argc, argv, [](timely::Worker& worker) {
       worker.dataflow<std::uint64_t>([](auto& scope) {
         std::vector<std::uint64_t> numbers{0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-        to_stream(scope, numbers) | inspect([](std::uint64_t x) { std::printf("seen: %llu\n", static_cast<unsigned long long>(x)); });
+        to_stream(scope, numbers) |
+            inspect([](std::uint64_t x) { std::printf("seen: %llu\n", static_cast<unsigned long long>(x)); });
       });
     });
   });

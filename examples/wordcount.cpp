@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
     const std::string path = config.positional.empty() ? TIMELY_DEFAULT_TEXT : config.positional[0];
     {
       std::ifstream probe_file(path);
-      if (!probe_file) throw std::runtime_error("cannot open '" + path + "' (run scripts/fetch-data.sh for the default text)");
+      if (!probe_file)
+        throw std::runtime_error("cannot open '" + path +
+                                 "' (run scripts/fetch-data.sh for the default text)");
     }
     const auto start = std::chrono::steady_clock::now();
     auto results = timely::execute(config, [&](timely::Worker& worker) {
@@ -106,7 +108,7 @@ int main(int argc, char** argv) {
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
     std::fprintf(stderr, "wordcount: %llu words, %llu distinct, %zu workers, %.3f s, %.3e words/s\n",
-                 static_cast<unsigned long long>(words), static_cast<unsigned long long>(distinct), config.workers,
-                 seconds, seconds > 0 ? static_cast<double>(words) / seconds : 0.0);
+                 static_cast<unsigned long long>(words), static_cast<unsigned long long>(distinct),
+                 config.workers, seconds, seconds > 0 ? static_cast<double>(words) / seconds : 0.0);
   });
 }

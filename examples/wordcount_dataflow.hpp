@@ -51,12 +51,14 @@ void for_each_word(std::string_view text, F&& f) {
 inline auto split_words() {
   using namespace timely::dataflow::operators;
   return unary<WordCount>(timely::Pipeline{}, "SplitWords", [](auto, const auto&) {
-    return [](timely::OperatorInput<Time, std::string>& input, timely::OperatorOutput<Time, WordCount>& output) {
-      input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::string>& lines) {
-        auto session = output.session(cap);
-        for (const auto& line : lines) for_each_word(line, [&](std::string_view w) { session.give(WordCount(w, 1)); });
-      });
-    };
+    return
+        [](timely::OperatorInput<Time, std::string>& input, timely::OperatorOutput<Time, WordCount>& output) {
+          input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::string>& lines) {
+            auto session = output.session(cap);
+            for (const auto& line : lines)
+              for_each_word(line, [&](std::string_view w) { session.give(WordCount(w, 1)); });
+          });
+        };
   });
 }
 
@@ -72,7 +74,8 @@ inline auto count_words() {
     boost::unordered_flat_map<std::string, Count, boost::hash<std::string>> counts;
     std::map<Time, Pending> stash;
     return [counts = std::move(counts), stash = std::move(stash)](
-               timely::OperatorInput<Time, WordCount>& input, timely::OperatorOutput<Time, WordCount>& output) mutable {
+               timely::OperatorInput<Time, WordCount>& input,
+               timely::OperatorOutput<Time, WordCount>& output) mutable {
       input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<WordCount>& data) {
         auto it = stash.find(cap.time());
         if (it == stash.end()) it = stash.emplace(cap.time(), Pending{cap.retain(), {}}).first;
@@ -105,8 +108,8 @@ inline void build(timely::Worker& worker, timely::InputHandle<Time, std::string>
                   boost::unordered_flat_map<std::string, Count, boost::hash<std::string>>& latest) {
   using namespace timely::dataflow::operators;
   worker.dataflow<Time>([&](auto& scope) {
-    input.to_stream(scope) | split_words() | exchange(route) | count_words()
-        | inspect([&latest](const WordCount& wc) { latest[wc.first] = wc.second; }) | probe_with(probe);
+    input.to_stream(scope) | split_words() | exchange(route) | count_words() |
+        inspect([&latest](const WordCount& wc) { latest[wc.first] = wc.second; }) | probe_with(probe);
   });
 }
 

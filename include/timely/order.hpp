@@ -46,12 +46,14 @@ concept PartialOrder = std::totally_ordered<T> && requires(const T& a, const T& 
 
 /// Whether `T`'s partial order is total (integers, durations); input handles need it.
 template <class T>
-concept TotalOrder = PartialOrder<T> && requires { requires PartialOrderTraits<T>::total; };
+concept TotalOrder = PartialOrder<T> && requires {
+  requires PartialOrderTraits<T>::total;
+};
 
 /// `a <= b` in `T`'s partial order.
 template <PartialOrder T>
-constexpr bool less_equal(const T& a, const T& b) noexcept(
-    noexcept(PartialOrderTraits<T>::less_equal(a, b))) {
+constexpr bool less_equal(const T& a,
+                          const T& b) noexcept(noexcept(PartialOrderTraits<T>::less_equal(a, b))) {
   return PartialOrderTraits<T>::less_equal(a, b);
 }
 
@@ -88,11 +90,10 @@ struct PathSummaryTraits<T, T> {
 /// A path summary `S` for timestamps `T`: partially ordered, default = identity, with
 /// `results_in` and `followed_by`.
 template <class S, class T>
-concept PathSummary =
-    PartialOrder<S> && std::default_initializable<S> && requires(const S& s, const T& t) {
-      { PathSummaryTraits<S, T>::results_in(s, t) } -> std::same_as<std::optional<T>>;
-      { PathSummaryTraits<S, T>::followed_by(s, s) } -> std::same_as<std::optional<S>>;
-    };
+concept PathSummary = PartialOrder<S> && std::default_initializable<S> && requires(const S& s, const T& t) {
+  { PathSummaryTraits<S, T>::results_in(s, t) } -> std::same_as<std::optional<T>>;
+  { PathSummaryTraits<S, T>::followed_by(s, s) } -> std::same_as<std::optional<S>>;
+};
 
 /// Customization point for timestamps: specialize with `using Summary = ...;` and
 /// `static T minimum()`, the unique least element (the time of every initial capability).
@@ -133,8 +134,7 @@ constexpr std::optional<T> results_in(const SummaryOf<T>& summary, const T& time
 
 /// The summary of the path "`first`, then `second`", if any time can travel it.
 template <Timestamp T>
-constexpr std::optional<SummaryOf<T>> followed_by(const SummaryOf<T>& first,
-                                                  const SummaryOf<T>& second) {
+constexpr std::optional<SummaryOf<T>> followed_by(const SummaryOf<T>& first, const SummaryOf<T>& second) {
   return PathSummaryTraits<SummaryOf<T>, T>::followed_by(first, second);
 }
 
@@ -162,8 +162,7 @@ struct PartialOrderTraits<Product<A, B>> {
 /// Product summaries apply component-wise; either component failing fails the whole.
 template <class SA, class SB, class A, class B>
 struct PathSummaryTraits<Product<SA, SB>, Product<A, B>> {
-  static constexpr std::optional<Product<A, B>> results_in(const Product<SA, SB>& s,
-                                                           const Product<A, B>& t) {
+  static constexpr std::optional<Product<A, B>> results_in(const Product<SA, SB>& s, const Product<A, B>& t) {
     auto outer = PathSummaryTraits<SA, A>::results_in(s.outer, t.outer);
     if (!outer) return std::nullopt;
     auto inner = PathSummaryTraits<SB, B>::results_in(s.inner, t.inner);

@@ -27,14 +27,14 @@
 namespace timely {
 // The names programs use most, at the top level.
 using dataflow::Capability;
+using dataflow::Exchange;
 using dataflow::InputCapability;
 using dataflow::InputHandle;
 using dataflow::OperatorBuilder;
 using dataflow::OperatorInput;
 using dataflow::OperatorOutput;
+using dataflow::Pipeline;
 using dataflow::ProbeHandle;
 using dataflow::Scope;
 using dataflow::Stream;
-using dataflow::Pipeline;
-using dataflow::Exchange;
 }  // namespace timely

@@ -66,8 +66,8 @@ void ProcessShared::park(std::size_t index, std::optional<std::chrono::nanosecon
 std::shared_ptr<void> ProcessShared::rendezvous(std::size_t channel, std::type_index type,
                                                 const std::function<std::shared_ptr<void>()>& make) {
   std::lock_guard lock(rendezvous_mutex_);
-  auto it = std::find_if(meetings_.begin(), meetings_.end(),
-                         [&](const auto& m) { return m.first == channel; });
+  auto it =
+      std::find_if(meetings_.begin(), meetings_.end(), [&](const auto& m) { return m.first == channel; });
   if (it == meetings_.end()) {
     meetings_.emplace_back(channel, Meeting{make(), type, 0});
     it = std::prev(meetings_.end());

@@ -12,7 +12,8 @@ namespace timely {
 
 namespace {
 
-void add_options(CLI::App& app, std::size_t& workers, std::string& mode, std::vector<std::string>& positional) {
+void add_options(CLI::App& app, std::size_t& workers, std::string& mode,
+                 std::vector<std::string>& positional) {
   app.set_help_flag("--help", "Print this help and exit");
   app.add_option("-w,--workers,--threads", workers, "Worker threads per process (>= 1)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}))

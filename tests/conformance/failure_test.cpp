@@ -18,9 +18,11 @@ TEST_CASE("a failing worker stops all workers and its error is rethrown", "[conf
       timely::InputHandle<Time, std::uint64_t> input;
       timely::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
-        input.to_stream(scope) | exchange([](const std::uint64_t& x) { return x; }) | inspect([](const std::uint64_t& x) {
-          if (x == 13) throw std::runtime_error("record 13 is unlucky");
-        }) | probe_with(probe);
+        input.to_stream(scope) | exchange([](const std::uint64_t& x) { return x; }) |
+            inspect([](const std::uint64_t& x) {
+              if (x == 13) throw std::runtime_error("record 13 is unlucky");
+            }) |
+            probe_with(probe);
       });
       for (Time round = 0;; ++round) {  // never ends by itself
         if (worker.index() == 0) input.send(round);

@@ -18,22 +18,25 @@ namespace {
 
 // Sums the records of each time and emits (time, sum) once the input frontier has passed it.
 auto sum_per_time() {
-  return unary_frontier<std::pair<Time, std::int64_t>>(timely::Pipeline{}, "SumPerTime", [](auto, const auto&) {
-    std::map<Time, std::pair<timely::Capability<Time>, std::int64_t>> pending;
-    return [pending = std::move(pending)](timely::OperatorInput<Time, std::int64_t>& input,
-                                          timely::OperatorOutput<Time, std::pair<Time, std::int64_t>>& output) mutable {
-      input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::int64_t>& data) {
-        auto it = pending.find(cap.time());
-        if (it == pending.end()) it = pending.emplace(cap.time(), std::make_pair(cap.retain(), std::int64_t{0})).first;
-        for (auto x : data) it->second.second += x;
+  return unary_frontier<std::pair<Time, std::int64_t>>(
+      timely::Pipeline{}, "SumPerTime", [](auto, const auto&) {
+        std::map<Time, std::pair<timely::Capability<Time>, std::int64_t>> pending;
+        return [pending = std::move(pending)](
+                   timely::OperatorInput<Time, std::int64_t>& input,
+                   timely::OperatorOutput<Time, std::pair<Time, std::int64_t>>& output) mutable {
+          input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::int64_t>& data) {
+            auto it = pending.find(cap.time());
+            if (it == pending.end())
+              it = pending.emplace(cap.time(), std::make_pair(cap.retain(), std::int64_t{0})).first;
+            for (auto x : data) it->second.second += x;
+          });
+          while (!pending.empty() && !input.frontier().less_equal(pending.begin()->first)) {
+            auto& [time, entry] = *pending.begin();
+            output.session(entry.first).give({time, entry.second});
+            pending.erase(pending.begin());
+          }
+        };
       });
-      while (!pending.empty() && !input.frontier().less_equal(pending.begin()->first)) {
-        auto& [time, entry] = *pending.begin();
-        output.session(entry.first).give({time, entry.second});
-        pending.erase(pending.begin());
-      }
-    };
-  });
 }
 
 }  // namespace
@@ -70,7 +73,8 @@ TEST_CASE("sums per time are exact on every worker count", "[conformance][fronti
       });
       for (Time round = 0; round < 6; ++round) {
         for (std::int64_t i = 1; i <= 10; ++i)
-          if (static_cast<std::size_t>(i) % worker.peers() == worker.index()) input.send(i * static_cast<std::int64_t>(round));
+          if (static_cast<std::size_t>(i) % worker.peers() == worker.index())
+            input.send(i * static_cast<std::int64_t>(round));
         input.advance_to(round + 1);
       }
       input.close();
@@ -80,22 +84,25 @@ TEST_CASE("sums per time are exact on every worker count", "[conformance][fronti
     std::vector<std::pair<Time, std::int64_t>> all;
     for (auto& p : parts) all.insert(all.end(), p.begin(), p.end());
     REQUIRE(all.size() == 6);
-    for (Time t = 0; t < 6; ++t) CHECK(all[t] == std::pair<Time, std::int64_t>{t, 55 * static_cast<std::int64_t>(t)});
+    for (Time t = 0; t < 6; ++t)
+      CHECK(all[t] == std::pair<Time, std::int64_t>{t, 55 * static_cast<std::int64_t>(t)});
   }
 }
 
-TEST_CASE("an operator that holds a capability forever keeps the computation open", "[conformance][frontier]") {
+TEST_CASE("an operator that holds a capability forever keeps the computation open",
+          "[conformance][frontier]") {
   timely::Worker worker(timely::communication::Allocator::thread());
   timely::InputHandle<Time, int> input;
   timely::ProbeHandle<Time> probe;
   worker.dataflow<Time>([&](auto& scope) {
     input.to_stream(scope) |
-        unary<int>(timely::Pipeline{}, "Hoarder", [](timely::Capability<Time> cap, const auto&) {
-          return [cap = std::optional<timely::Capability<Time>>(std::move(cap))](
-                     timely::OperatorInput<Time, int>& in, timely::OperatorOutput<Time, int>&) {
-            in.for_each([](const auto&, auto&) {});
-          };
-        }) |
+        unary<int>(timely::Pipeline{}, "Hoarder",
+                   [](timely::Capability<Time> cap, const auto&) {
+                     return [cap = std::optional<timely::Capability<Time>>(std::move(cap))](
+                                timely::OperatorInput<Time, int>& in, timely::OperatorOutput<Time, int>&) {
+                       in.for_each([](const auto&, auto&) {});
+                     };
+                   }) |
         probe_with(probe);
   });
   input.close();
@@ -105,7 +112,8 @@ TEST_CASE("an operator that holds a capability forever keeps the computation ope
   CHECK(worker.has_dataflows());
 }
 
-TEST_CASE("randomized inputs: outputs and completion order agree across worker counts", "[conformance][frontier][random]") {
+TEST_CASE("randomized inputs: outputs and completion order agree across worker counts",
+          "[conformance][frontier][random]") {
   for (std::uint64_t seed : {7u, 11u, 2024u}) {
     INFO("seed " << seed);
     // A schedule fixed by the seed: per step, a time to advance to and some records.

@@ -48,18 +48,18 @@ TEST_CASE("empty batches before real data do not stall any frontier", "[conforma
     timely::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       // An operator that sends an empty batch before every real one, and one after.
-      auto padded = input.to_stream(scope) |
-                    unary<int>(timely::Pipeline{}, "Pad", [](auto, const auto&) {
-                      return [](timely::OperatorInput<Time, int>& in, timely::OperatorOutput<Time, int>& out) {
-                        in.for_each([&](const timely::InputCapability<Time>& cap, std::vector<int>& data) {
-                          auto session = out.session(cap);
-                          std::vector<int> empty;
-                          session.give_vec(empty);
-                          session.give_vec(data);
-                          session.give_vec(empty);
-                        });
-                      };
-                    });
+      auto padded =
+          input.to_stream(scope) | unary<int>(timely::Pipeline{}, "Pad", [](auto, const auto&) {
+            return [](timely::OperatorInput<Time, int>& in, timely::OperatorOutput<Time, int>& out) {
+              in.for_each([&](const timely::InputCapability<Time>& cap, std::vector<int>& data) {
+                auto session = out.session(cap);
+                std::vector<int> empty;
+                session.give_vec(empty);
+                session.give_vec(data);
+                session.give_vec(empty);
+              });
+            };
+          });
       padded | exchange([](const int& x) { return static_cast<std::uint64_t>(x); }) |
           inspect_time([&](const Time& t, const int& x) { seen.emplace_back(t, x); }) | probe_with(probe);
     });

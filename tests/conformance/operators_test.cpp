@@ -18,8 +18,9 @@ TEST_CASE("map, filter, flat_map and inspect_time keep times", "[conformance]") 
     timely::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       input.to_stream(scope) | map([](std::uint64_t x) { return x * 10; }) |
-          filter([](const std::uint64_t& x) { return x % 20 == 0; }) |
-          flat_map([](std::uint64_t x) { return std::vector<std::uint64_t>{x, x + 1}; }) |
+          filter([](const std::uint64_t& x) { return x % 20 == 0; }) | flat_map([](std::uint64_t x) {
+            return std::vector<std::uint64_t>{x, x + 1};
+          }) |
           exchange([](const std::uint64_t& x) { return x; }) |
           inspect_time([&](const Time& t, const std::uint64_t& x) { seen.emplace_back(t, x, 0); }) |
           probe_with(probe);

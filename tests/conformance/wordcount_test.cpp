@@ -11,8 +11,13 @@
 namespace {
 
 std::vector<std::string> sample_lines() {
-  std::vector<std::string> lines{"", "  leading and trailing  ", "naïve café naïve 東京 東京 Straße", "",
-                                 "tabs\tand\vvertical\ftabs\r", "\r", std::string(200000, 'z'),
+  std::vector<std::string> lines{"",
+                                 "  leading and trailing  ",
+                                 "naïve café naïve 東京 東京 Straße",
+                                 "",
+                                 "tabs\tand\vvertical\ftabs\r",
+                                 "\r",
+                                 std::string(200000, 'z'),
                                  std::string(5000, ' ')};
   std::string long_line;
   for (int i = 0; i < 30000; ++i) long_line += "w" + std::to_string(i % 97) + " ";
@@ -26,7 +31,8 @@ std::vector<std::string> sample_lines() {
 TEST_CASE("wordcount equals the sequential count", "[conformance][wordcount]") {
   const auto lines = sample_lines();
   std::map<std::string, std::int64_t> sequential;
-  for (const auto& line : lines) wordcount::for_each_word(line, [&](std::string_view w) { ++sequential[std::string(w)]; });
+  for (const auto& line : lines)
+    wordcount::for_each_word(line, [&](std::string_view w) { ++sequential[std::string(w)]; });
   CHECK(sequential.count("naïve") == 1);
   CHECK(sequential["naïve"] == 2);
   CHECK(sequential.count("") == 0);

@@ -11,10 +11,13 @@ using namespace timely::logging;
 TEST_CASE("loggers batch events and flush them in order", "[logging]") {
   std::vector<int> seen;
   int batches = 0;
-  Logger<int> logger(std::chrono::steady_clock::now(), [&](Duration, std::vector<std::pair<Duration, int>>& events) {
-    if (!events.empty()) ++batches;
-    for (auto& [t, e] : events) seen.push_back(e);
-  }, 4);
+  Logger<int> logger(
+      std::chrono::steady_clock::now(),
+      [&](Duration, std::vector<std::pair<Duration, int>>& events) {
+        if (!events.empty()) ++batches;
+        for (auto& [t, e] : events) seen.push_back(e);
+      },
+      4);
   for (int i = 0; i < 10; ++i) logger.log(i);
   CHECK(seen.size() == 8);  // two full batches of four
   logger.flush();

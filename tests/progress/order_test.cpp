@@ -18,7 +18,8 @@ TEST_CASE("integer minimums are the type's least value", "[progress][order]") {
 
 TEST_CASE("integer summaries add with overflow checking", "[progress][order]") {
   CHECK(timely::results_in<std::uint64_t>(2, 3) == 5u);
-  CHECK_FALSE(timely::results_in<std::uint64_t>(std::numeric_limits<std::uint64_t>::max() - 2, 3).has_value());
+  CHECK_FALSE(
+      timely::results_in<std::uint64_t>(std::numeric_limits<std::uint64_t>::max() - 2, 3).has_value());
   CHECK(timely::results_in<std::int32_t>(-4, 3) == -1);
   CHECK_FALSE(timely::results_in<std::int8_t>(1, 127).has_value());
   CHECK(timely::followed_by<std::uint16_t>(3, 4) == 7);

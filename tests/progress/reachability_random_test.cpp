@@ -88,7 +88,8 @@ void run_random_graph(std::uint64_t seed) {
       for (std::size_t o = 0; o < outs[n]; ++o) sources.push_back(Source{n, o});
     if (sources.empty()) continue;
     for (std::size_t n = 0; n <= nodes; ++n)
-      for (std::size_t i = 0; i < ins[n]; ++i) edges.emplace_back(sources[rng() % sources.size()], Target{n, i});
+      for (std::size_t i = 0; i < ins[n]; ++i)
+        edges.emplace_back(sources[rng() % sources.size()], Target{n, i});
     builder = Builder<T>();
     for (std::size_t n = 0; n <= nodes; ++n) builder.add_node(n, ins[n], outs[n], conns[n]);
     for (auto& [s, t] : edges) builder.add_edge(s, t);
@@ -104,12 +105,14 @@ void run_random_graph(std::uint64_t seed) {
   }
   const std::size_t L = model.locations.size();
   std::vector<std::vector<std::pair<std::size_t, S>>> links(L);  // one-step links with summaries
-  for (auto& [s, t] : edges) links[model.index[Location::of(s)]].emplace_back(model.index[Location::of(t)], S{});
+  for (auto& [s, t] : edges)
+    links[model.index[Location::of(s)]].emplace_back(model.index[Location::of(t)], S{});
   for (std::size_t n = 1; n <= nodes; ++n)
     for (std::size_t i = 0; i < ins[n]; ++i)
       for (std::size_t o = 0; o < outs[n]; ++o)
         for (const auto& s : conns[n][i][o])
-          links[model.index[Location::of(Target{n, i})]].emplace_back(model.index[Location::of(Source{n, o})], s);
+          links[model.index[Location::of(Target{n, i})]].emplace_back(model.index[Location::of(Source{n, o})],
+                                                                      s);
   model.paths.assign(L, std::vector<Antichain<S>>(L));
   for (std::size_t a = 0; a < L; ++a) model.paths[a][a].insert(S{});
   for (bool changed = true; changed;) {
@@ -184,5 +187,6 @@ TEST_CASE("tracker equals brute force on random graphs (integer times)", "[progr
 }
 
 TEST_CASE("tracker equals brute force on random graphs (product times)", "[progress][reachability][random]") {
-  for (std::uint64_t seed = 1000; seed < 1150; ++seed) run_random_graph<Product<std::uint64_t, std::uint64_t>>(seed);
+  for (std::uint64_t seed = 1000; seed < 1150; ++seed)
+    run_random_graph<Product<std::uint64_t, std::uint64_t>>(seed);
 }

@@ -70,8 +70,8 @@ TEST_CASE("a cycle without advancement is reported", "[progress][reachability]")
 TEST_CASE("disconnected inputs do not hold outputs back", "[progress][reachability]") {
   Builder<T> b;
   b.add_node(0, 0, 0, {});
-  b.add_node(1, 0, 1, {});  // a source
-  b.add_node(2, 0, 1, {});  // another source
+  b.add_node(1, 0, 1, {});                                    // a source
+  b.add_node(2, 0, 1, {});                                    // another source
   Connectivity<T> conn{{Antichain<T>(0)}, {Antichain<T>{}}};  // input 1 reaches nothing
   b.add_node(3, 2, 1, conn);
   b.add_node(4, 1, 0, identity_connectivity<T>(1, 0));

@@ -168,10 +168,13 @@ template <class T>
 class ProcessPusher final : public Push<T> {
  public:
   ProcessPusher(std::shared_ptr<ChannelBundle<T>> bundle, std::shared_ptr<ProcessShared> shared,
-                std::shared_ptr<Events> events, std::size_t self, std::size_t target,
-                std::size_t channel)
-      : bundle_(std::move(bundle)), shared_(std::move(shared)), events_(std::move(events)),
-        self_(self), target_(target), channel_(channel) {}
+                std::shared_ptr<Events> events, std::size_t self, std::size_t target, std::size_t channel)
+      : bundle_(std::move(bundle)),
+        shared_(std::move(shared)),
+        events_(std::move(events)),
+        self_(self),
+        target_(target),
+        channel_(channel) {}
 
   void push(std::optional<T>& element) override {
     if (!element) return;
@@ -277,8 +280,8 @@ class Allocator {
     });
     auto bundle = std::static_pointer_cast<detail::ChannelBundle<T>>(erased);
     for (std::size_t target = 0; target < peers(); ++target)
-      pushers.push_back(std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, index_,
-                                                                   target, channel));
+      pushers.push_back(
+          std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, index_, target, channel));
     return {std::move(pushers), std::make_unique<detail::ProcessPuller<T>>(bundle, index_)};
   }
 

@@ -30,8 +30,8 @@ namespace timely::dataflow {
 namespace detail {
 [[noreturn]] inline void throw_not_beyond(const std::string& what, const std::string& held,
                                           const std::string& requested) {
-  throw CapabilityError("timely: attempted to " + what + " a capability for time " + held +
-                        " to time " + requested + ", which is not greater or equal");
+  throw CapabilityError("timely: attempted to " + what + " a capability for time " + held + " to time " +
+                        requested + ", which is not greater or equal");
 }
 }  // namespace detail
 
@@ -45,13 +45,15 @@ class Capability {
 
   /// Mints a capability at `time` counted in `internal` (the output's capability changes).
   /// Operators get capabilities from their builder or from an `InputCapability`, not from here.
-  Capability(T time, std::shared_ptr<Batch> internal) : time_(std::move(time)), internal_(std::move(internal)) {
+  Capability(T time, std::shared_ptr<Batch> internal)
+      : time_(std::move(time)), internal_(std::move(internal)) {
     internal_->update(time_, 1);
   }
   Capability(const Capability& other) : time_(other.time_), internal_(other.internal_) {
     if (internal_) internal_->update(time_, 1);
   }
-  Capability(Capability&& other) noexcept : time_(std::move(other.time_)), internal_(std::move(other.internal_)) {}
+  Capability(Capability&& other) noexcept
+      : time_(std::move(other.time_)), internal_(std::move(other.internal_)) {}
   Capability& operator=(const Capability& other) {
     if (this != &other) {
       Capability copy(other);
@@ -77,7 +79,8 @@ class Capability {
   /// A new capability at `time` for the same output.
   /// \throws CapabilityError unless `this->time() <= time` in the partial order.
   [[nodiscard]] Capability delayed(const T& time) const {
-    if (!valid() || !timely::less_equal(time_, time)) detail::throw_not_beyond("delay", describe(time_), describe(time));
+    if (!valid() || !timely::less_equal(time_, time))
+      detail::throw_not_beyond("delay", describe(time_), describe(time));
     return Capability(time, internal_);
   }
   /// `delayed(time)`, or `std::nullopt` instead of throwing.
@@ -88,7 +91,8 @@ class Capability {
   /// Moves this capability forward to `time`.
   /// \throws CapabilityError unless `this->time() <= time`; the capability is then unchanged.
   void downgrade(const T& time) {
-    if (!valid() || !timely::less_equal(time_, time)) detail::throw_not_beyond("downgrade", describe(time_), describe(time));
+    if (!valid() || !timely::less_equal(time_, time))
+      detail::throw_not_beyond("downgrade", describe(time_), describe(time));
     *this = Capability(time, internal_);
   }
   /// `downgrade(time)`; returns false (and changes nothing) instead of throwing.
@@ -142,7 +146,8 @@ struct InputConnection {
 template <Timestamp T>
 class InputCapability {
  public:
-  InputCapability(T time, const InputConnection<T>* connection) : time_(std::move(time)), connection_(connection) {}
+  InputCapability(T time, const InputConnection<T>* connection)
+      : time_(std::move(time)), connection_(connection) {}
 
   /// The time of the received records.
   [[nodiscard]] const T& time() const noexcept { return time_; }

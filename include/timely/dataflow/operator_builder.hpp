@@ -110,7 +110,8 @@ class OperatorInput {
     for (std::size_t i = 0; i < staged_.size();) {
       std::size_t j = i;
       group.clear();
-      while (j < staged_.size() && staged_[j].time == staged_[i].time) group.push_back(std::move(staged_[j++].data));
+      while (j < staged_.size() && staged_[j].time == staged_[i].time)
+        group.push_back(std::move(staged_[j++].data));
       InputCapability<T> cap(staged_[i].time, &state_->connection);
       f(cap, group);
       i = j;
@@ -143,7 +144,9 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   Session(Session&& other) noexcept
-      : output_(std::exchange(other.output_, nullptr)), time_(std::move(other.time_)), buffer_(std::move(other.buffer_)) {}
+      : output_(std::exchange(other.output_, nullptr)),
+        time_(std::move(other.time_)),
+        buffer_(std::move(other.buffer_)) {}
   Session& operator=(Session&&) = delete;
   ~Session() {
     if (output_) {
@@ -195,9 +198,8 @@ class OperatorOutput {
   /// A session at `cap.time()`. \throws CapabilityError if `cap` belongs to another output.
   [[nodiscard]] Session<T, D> session(const Capability<T>& cap) {
     if (!cap.valid_for(state_->internal))
-      throw CapabilityError("timely: capability for time " + describe(cap.time()) +
-                            " used on output " + std::to_string(state_->index) +
-                            ", which it was not minted for");
+      throw CapabilityError("timely: capability for time " + describe(cap.time()) + " used on output " +
+                            std::to_string(state_->index) + ", which it was not minted for");
     return Session<T, D>(state_.get(), cap.time());
   }
   /// A session at the time of received records; allowed when the input reaches this output with
@@ -221,13 +223,17 @@ template <Timestamp T, class Logic>
 class OperatorCore final : public Operate<T> {
  public:
   OperatorCore(std::string name, std::size_t peers, std::size_t outputs,
-               progress::Connectivity<SummaryOf<T>> connectivity,
-               std::vector<FrontierInterest> notify, std::vector<std::function<void(SharedProgress<T>&)>> publishers,
-               std::vector<progress::MutableAntichain<T>*> frontiers, std::vector<std::function<void()>> flushers,
-               Logic logic)
-      : name_(std::move(name)), connectivity_(std::move(connectivity)), notify_(std::move(notify)),
+               progress::Connectivity<SummaryOf<T>> connectivity, std::vector<FrontierInterest> notify,
+               std::vector<std::function<void(SharedProgress<T>&)>> publishers,
+               std::vector<progress::MutableAntichain<T>*> frontiers,
+               std::vector<std::function<void()>> flushers, Logic logic)
+      : name_(std::move(name)),
+        connectivity_(std::move(connectivity)),
+        notify_(std::move(notify)),
         progress_(notify_.size(), outputs),
-        publishers_(std::move(publishers)), frontiers_(std::move(frontiers)), flushers_(std::move(flushers)),
+        publishers_(std::move(publishers)),
+        frontiers_(std::move(frontiers)),
+        flushers_(std::move(flushers)),
         logic_(std::move(logic)) {
     for (auto& internal : progress_.internals)
       internal.update(timely::minimum<T>(), static_cast<std::int64_t>(peers));
@@ -279,7 +285,9 @@ class OperatorBuilder {
 
   /// Reserves the operator's index in `scope`.
   OperatorBuilder(Scope<T> scope, std::string name)
-      : scope_(scope), name_(std::move(name)), index_(scope.builder().reserve_operator()),
+      : scope_(scope),
+        name_(std::move(name)),
+        index_(scope.builder().reserve_operator()),
         global_(scope.worker().new_identifier()) {}
 
   /// The operator's index in its scope (1, 2, ...).
@@ -306,10 +314,12 @@ class OperatorBuilder {
     auto state = std::make_shared<detail::InputState<T, D>>();
     state->puller = std::move(puller);
     notify_.push_back(FrontierInterest::Always);
-    connectivity_.push_back(std::vector<progress::Antichain<Summary>>(outputs_, progress::Antichain<Summary>(Summary{})));
+    connectivity_.push_back(
+        std::vector<progress::Antichain<Summary>>(outputs_, progress::Antichain<Summary>(Summary{})));
     frontiers_.push_back(&state->frontier);
     connections_.push_back(&state->connection);
-    publishers_.push_back([state, port](SharedProgress<T>& p) { state->consumed.drain_into(p.consumeds[port]); });
+    publishers_.push_back(
+        [state, port](SharedProgress<T>& p) { state->consumed.drain_into(p.consumeds[port]); });
     keep_alive_.push_back(state);
     return OperatorInput<T, D>(std::move(state));
   }
@@ -359,9 +369,9 @@ class OperatorBuilder {
     static_assert(std::is_invocable_v<Logic&>,
                   "OperatorBuilder::build: the constructor must return a logic callable with no "
                   "arguments, returning void or bool");
-    auto op = std::make_unique<detail::OperatorCore<T, Logic>>(
-        name_, scope_.peers(), outputs_, connectivity_, notify_, std::move(publishers_), frontiers_,
-        std::move(flushers_), std::move(logic));
+    auto op = std::make_unique<detail::OperatorCore<T, Logic>>(name_, scope_.peers(), outputs_, connectivity_,
+                                                               notify_, std::move(publishers_), frontiers_,
+                                                               std::move(flushers_), std::move(logic));
     scope_.builder().add_operator(index_, std::move(op));
   }
 

@@ -45,7 +45,9 @@ template <class T, class D, class Route>
 class ExchangePusher final : public MessagePush<T, D> {
  public:
   ExchangePusher(std::vector<std::unique_ptr<MessagePush<T, D>>> pushers, Route route)
-      : pushers_(std::move(pushers)), route_(std::move(route)), buffers_(pushers_.size()),
+      : pushers_(std::move(pushers)),
+        route_(std::move(route)),
+        buffers_(pushers_.size()),
         mask_(((pushers_.size() & (pushers_.size() - 1)) == 0) ? pushers_.size() - 1 : 0) {}
 
   void push(std::optional<Message<T, D>>& element) override {

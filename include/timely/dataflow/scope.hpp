@@ -175,7 +175,9 @@ class Subgraph final : public Schedulable {
 
 template <Timestamp T>
 Subgraph<T>::Subgraph(SubgraphBuilder<T>&& builder)
-    : worker_(builder.worker_), address_(builder.address_), name_(std::move(builder.name_)),
+    : worker_(builder.worker_),
+      address_(builder.address_),
+      name_(std::move(builder.name_)),
       channels_(std::move(builder.channels_)) {
   const std::size_t n = builder.children_.size() + 1;
   children_.resize(n);
@@ -268,8 +270,8 @@ void Subgraph<T>::propagate_pointstamps() {
     const auto& [node, port, time] = key;
     auto& child = children_[node];
     if (!child.op)
-      throw Error("timely: scope '" + name_ + "': frontier change for operator " +
-                  std::to_string(node) + " after it was shut down (progress protocol violated)");
+      throw Error("timely: scope '" + name_ + "': frontier change for operator " + std::to_string(node) +
+                  " after it was shut down (progress protocol violated)");
     child.progress->frontiers[port].update(time, diff);
     const auto interest = child.notify[port];
     if (interest == FrontierInterest::Always ||
@@ -344,8 +346,8 @@ void Subgraph<T>::send_progress() {
   ProgressMessage<T> message;
   message.from = worker_.index();
   message.seq = progress_seq_++;
-  message.updates = std::make_shared<const std::vector<typename ProgressMessage<T>::Update>>(
-      updates.begin(), updates.end());
+  message.updates = std::make_shared<const std::vector<typename ProgressMessage<T>::Update>>(updates.begin(),
+                                                                                             updates.end());
   progress_push_->send(std::move(message));
   progress_push_->done();
 }

@@ -46,9 +46,7 @@ class Stream {
 
 /// Applies operator `op` to `stream`: `stream | map(f) | exchange(h)`.
 template <Timestamp T, class D, class Op>
-  requires std::invocable<Op, const Stream<T, D>&>
-auto operator|(const Stream<T, D>& stream, Op&& op) {
-  return std::forward<Op>(op)(stream);
-}
+requires std::invocable < Op, const Stream<T, D>
+& > auto operator|(const Stream<T, D>& stream, Op&& op) { return std::forward<Op>(op)(stream); }
 
 }  // namespace timely::dataflow

@@ -86,9 +86,8 @@ class Antichain {
   friend bool operator==(const Antichain& a, const Antichain& b) {
     if (a.elements_.size() != b.elements_.size()) return false;
     if (a.elements_ == b.elements_) return true;
-    return std::all_of(a.begin(), a.end(), [&](const T& x) {
-      return std::find(b.begin(), b.end(), x) != b.end();
-    });
+    return std::all_of(a.begin(), a.end(),
+                       [&](const T& x) { return std::find(b.begin(), b.end(), x) != b.end(); });
   }
 
  private:

@@ -79,13 +79,11 @@ class Builder {
   /// Declares node `index` with its shape and connectivity (`summary[input][output]`).
   /// Node 0 is the scope boundary: `inputs` = scope outputs, `outputs` = scope inputs, and its
   /// connectivity is ignored. \throws timely::Error if the connectivity's shape is wrong.
-  void add_node(std::size_t index, std::size_t inputs, std::size_t outputs,
-                Connectivity<Summary> summary) {
+  void add_node(std::size_t index, std::size_t inputs, std::size_t outputs, Connectivity<Summary> summary) {
     if (index == 0) summary.assign(inputs, std::vector<Antichain<Summary>>(outputs));
     if (summary.size() != inputs)
-      throw Error("reachability: node " + std::to_string(index) + " declares " +
-                  std::to_string(inputs) + " inputs but its connectivity has " +
-                  std::to_string(summary.size()) + " rows");
+      throw Error("reachability: node " + std::to_string(index) + " declares " + std::to_string(inputs) +
+                  " inputs but its connectivity has " + std::to_string(summary.size()) + " rows");
     for (const auto& row : summary)
       if (row.size() != outputs)
         throw Error("reachability: node " + std::to_string(index) + " has a connectivity row of " +
@@ -125,9 +123,8 @@ class Builder {
 
   void check_port(std::size_t node, std::size_t port, bool source) const {
     if (node >= nodes_.size() || port >= (source ? nodes_[node].outputs : nodes_[node].inputs))
-      throw Error(std::string("reachability: edge names a missing ") +
-                  (source ? "output" : "input") + " port " + std::to_string(port) +
-                  " of node " + std::to_string(node));
+      throw Error(std::string("reachability: edge names a missing ") + (source ? "output" : "input") +
+                  " port " + std::to_string(port) + " of node " + std::to_string(node));
   }
 
   std::vector<Node> nodes_;

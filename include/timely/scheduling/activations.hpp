@@ -42,11 +42,10 @@ class Activations {
   /// increasing order.
   template <class F>
   void for_extensions(std::span<const std::size_t> prefix, F&& f) const {
-    auto it = std::lower_bound(current_.begin(), current_.end(), prefix,
-                               [](const Path& p, std::span<const std::size_t> pre) {
-                                 return std::lexicographical_compare(p.begin(), p.end(), pre.begin(),
-                                                                     pre.end());
-                               });
+    auto it = std::lower_bound(
+        current_.begin(), current_.end(), prefix, [](const Path& p, std::span<const std::size_t> pre) {
+          return std::lexicographical_compare(p.begin(), p.end(), pre.begin(), pre.end());
+        });
     bool have_last = false;
     std::size_t last = 0;
     for (; it != current_.end(); ++it) {

@@ -30,12 +30,10 @@ int main() {
       const std::uint64_t me = worker.index();
       const std::uint64_t peers = worker.peers();
       worker.dataflow<std::uint64_t>([&](auto& scope) {
-        input.to_stream(scope) | exchange([](std::uint64_t x) { return x; }) |
-            inspect([&](std::uint64_t x) {
-              ++tally.received;
-              if (x % peers != me) ++tally.misrouted;
-            }) |
-            probe_with(probe);
+        input.to_stream(scope) | exchange([](std::uint64_t x) { return x; }) | inspect([&](std::uint64_t x) {
+          ++tally.received;
+          if (x % peers != me) ++tally.misrouted;
+        }) | probe_with(probe);
       });
       for (std::uint64_t round = 0; round < kRounds; ++round) {
         for (std::uint64_t i = 0; i < kPerRound; ++i) input.send(me * 1000 + round * kPerRound + i);

@@ -26,7 +26,9 @@ struct Concat {
     builder.set_notify(1, FrontierInterest::Never);
     builder.build([&](std::vector<Capability<T>>) {
       return [left = std::move(left), right = std::move(right), output = std::move(output)]() mutable {
-        auto forward = [&](const InputCapability<T>& cap, std::vector<D>& data) { output.session(cap).give_vec(data); };
+        auto forward = [&](const InputCapability<T>& cap, std::vector<D>& data) {
+          output.session(cap).give_vec(data);
+        };
         left.for_each(forward);
         right.for_each(forward);
       };

@@ -95,14 +95,16 @@ struct Sink {
 /// output at, and release them once the frontier has passed.
 template <class DOut, class Pact, class Ctor>
 auto unary_frontier(Pact pact, std::string name, Ctor ctor) {
-  return detail::Unary<DOut, Pact, Ctor>{std::move(pact), std::move(name), std::move(ctor), FrontierInterest::Always};
+  return detail::Unary<DOut, Pact, Ctor>{std::move(pact), std::move(name), std::move(ctor),
+                                         FrontierInterest::Always};
 }
 
 /// Like `unary_frontier`, but frontier changes do not schedule the operator: it runs only when
 /// data arrives or it is activated. Capabilities it keeps are only released when it runs.
 template <class DOut, class Pact, class Ctor>
 auto unary(Pact pact, std::string name, Ctor ctor) {
-  return detail::Unary<DOut, Pact, Ctor>{std::move(pact), std::move(name), std::move(ctor), FrontierInterest::Never};
+  return detail::Unary<DOut, Pact, Ctor>{std::move(pact), std::move(name), std::move(ctor),
+                                         FrontierInterest::Never};
 }
 
 /// A one-input operator without outputs, scheduled on data and frontier changes.

@@ -72,7 +72,7 @@ class InputOperator final : public Operate<T> {
 
 /// Feeds records of type `D` at times of type `T` into one or more dataflows of this worker.
 template <TotalOrder T, class D>
-  requires Timestamp<T>
+requires Timestamp<T>
 class InputHandle {
  public:
   InputHandle() = default;
@@ -91,7 +91,9 @@ class InputHandle {
   /// may feed several dataflows; each receives every record.
   /// \throws InputError if the handle is closed.
   Stream<T, D> to_stream(Scope<T>& scope) {
-    if (closed_) throw InputError("timely: input handle closed at time " + describe(now_) + " cannot feed a new dataflow");
+    if (closed_)
+      throw InputError("timely: input handle closed at time " + describe(now_) +
+                       " cannot feed a new dataflow");
     flush();
     auto attachment = std::make_shared<detail::InputAttachment<T, D>>();
     const std::size_t index = scope.builder().reserve_operator();
@@ -103,7 +105,8 @@ class InputHandle {
       attachment->internal.update(now_, 1);
     }
     Stream<T, D> stream(scope, progress::Source{index, 0}, attachment->tee);
-    scope.builder().add_operator(index, std::make_unique<detail::InputOperator<T, D>>(attachment, scope.peers()));
+    scope.builder().add_operator(index,
+                                 std::make_unique<detail::InputOperator<T, D>>(attachment, scope.peers()));
     attachments_.push_back(std::move(attachment));
     return stream;
   }
@@ -139,7 +142,8 @@ class InputHandle {
   void advance_to(const T& time) {
     if (closed_) throw InputError("timely: advance_to(" + describe(time) + ") on a closed input handle");
     if (!timely::less_equal(now_, time))
-      throw InputError("timely: input handle cannot go back from time " + describe(now_) + " to " + describe(time));
+      throw InputError("timely: input handle cannot go back from time " + describe(now_) + " to " +
+                       describe(time));
     if (time == now_) return;
     flush();
     for (auto& a : attachments_) {

@@ -49,7 +49,8 @@ struct FlatMap {
                input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
                  auto session = output.session(cap);
                  for (auto& record : data)
-                   for (auto&& out : f(std::move(record))) session.give(Out(std::forward<decltype(out)>(out)));
+                   for (auto&& out : f(std::move(record)))
+                     session.give(Out(std::forward<decltype(out)>(out)));
                });
              };
            });
@@ -61,7 +62,8 @@ struct Filter {
   P predicate;
   template <Timestamp T, class D>
   auto operator()(const Stream<T, D>& stream) const {
-    static_assert(std::is_invocable_r_v<bool, const P&, const D&>, "filter: p must be callable as p(const D&) -> bool");
+    static_assert(std::is_invocable_r_v<bool, const P&, const D&>,
+                  "filter: p must be callable as p(const D&) -> bool");
     return stream | unary<D>(Pipeline{}, "Filter", [p = predicate](auto, const auto&) {
              return [p](OperatorInput<T, D>& input, OperatorOutput<T, D>& output) {
                input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {

@@ -42,7 +42,9 @@ class ProbeHandle {
   }
 
   /// The shared frontier (for probe operators).
-  [[nodiscard]] const std::shared_ptr<progress::MutableAntichain<T>>& shared() const noexcept { return frontier_; }
+  [[nodiscard]] const std::shared_ptr<progress::MutableAntichain<T>>& shared() const noexcept {
+    return frontier_;
+  }
 
  private:
   std::shared_ptr<progress::MutableAntichain<T>> frontier_;
@@ -62,7 +64,9 @@ struct ProbeWith {
     return stream | unary_frontier<D>(Pipeline{}, "Probe", [shared](auto, const auto&) {
              return [shared, seen = progress::Antichain<T>(timely::minimum<T>())](
                         OperatorInput<T, D>& input, OperatorOutput<T, D>& output) mutable {
-               input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) { output.session(cap).give_vec(data); });
+               input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
+                 output.session(cap).give_vec(data);
+               });
                const auto& now = input.frontier().frontier();
                if (!(now == seen)) {
                  std::vector<std::pair<T, std::int64_t>> changes;
