@@ -40,6 +40,9 @@ class Worker {
   [[nodiscard]] std::size_t index() const noexcept { return state_->index(); }
   [[nodiscard]] std::size_t peers() const noexcept { return state_->peers(); }
   [[nodiscard]] WorkerState& state() noexcept { return *state_; }
+  /// This worker's log streams (see `timely/logging/timely_events.hpp` for the "timely" stream).
+  /// Register actions before building the dataflows they should observe.
+  [[nodiscard]] logging::Registry& log_register() noexcept { return state_->log_registry(); }
 
   /// Builds a top-level dataflow with timestamps of type `T`: calls `builder(scope)` with a
   /// `dataflow::Scope<T>&`, then installs what it built. Returns what `builder` returns.

@@ -15,6 +15,7 @@
 
 #include <timely/communication/allocator.hpp>
 #include <timely/error.hpp>
+#include <timely/logging/logger.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely {
@@ -56,6 +57,8 @@ class WorkerState {
     return activations_;
   }
   [[nodiscard]] const WorkerConfig& config() const noexcept { return config_; }
+  /// This worker's log streams; register actions before building the dataflows to observe.
+  [[nodiscard]] logging::Registry& log_registry() noexcept { return log_registry_; }
 
   /// Records that activity on `channel` should activate the operator at `address`.
   void register_channel(std::size_t channel, scheduling::Path address) {
@@ -87,6 +90,7 @@ class WorkerState {
   WorkerConfig config_;
   std::size_t next_identifier_ = 0;
   std::vector<std::optional<scheduling::Path>> channel_addresses_;
+  logging::Registry log_registry_;
 };
 
 }  // namespace timely

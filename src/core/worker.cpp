@@ -9,6 +9,7 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
   activations.advance();
 
   if (activations.idle() && (!timeout || timeout->count() > 0)) {
+    state_->log_registry().flush();  // nothing happens while parked: publish what we have
     state_->allocator().await_events(timeout);
     return has_dataflows();
   }

@@ -372,7 +372,7 @@ class OperatorBuilder {
     auto op = std::make_unique<detail::OperatorCore<T, Logic>>(name_, scope_.peers(), outputs_, connectivity_,
                                                                notify_, std::move(publishers_), frontiers_,
                                                                std::move(flushers_), std::move(logic));
-    scope_.builder().add_operator(index_, std::move(op));
+    scope_.builder().add_operator(index_, global_, std::move(op));
   }
 
  private:

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <utility>
@@ -25,6 +26,8 @@
 #include <timely/communication/push_pull.hpp>
 #include <timely/dataflow/operate.hpp>
 #include <timely/error.hpp>
+#include <timely/logging/logger.hpp>
+#include <timely/logging/timely_events.hpp>
 #include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/reachability.hpp>
@@ -71,12 +74,13 @@ class SubgraphBuilder {
     children_.emplace_back();
     return children_.size();
   }
-  /// Installs the operator for a reserved index. \throws BuildError on a bad or reused index.
-  void add_operator(std::size_t index, std::unique_ptr<Operate<T>> op) {
-    if (index == 0 || index > children_.size() || children_[index - 1])
+  /// Installs the operator for a reserved index; `global` is its worker-wide identifier.
+  /// \throws BuildError on a bad or reused index.
+  void add_operator(std::size_t index, std::size_t global, std::unique_ptr<Operate<T>> op) {
+    if (index == 0 || index > children_.size() || children_[index - 1].op)
       throw BuildError("scope '" + name_ + "': operator slot " + std::to_string(index) +
                        " was not reserved or is already filled");
-    children_[index - 1] = std::move(op);
+    children_[index - 1] = Slot{std::move(op), global};
   }
   /// Records an edge from an operator output to an operator input.
   void add_edge(progress::Source source, progress::Target target) { edges_.emplace_back(source, target); }
@@ -93,7 +97,11 @@ class SubgraphBuilder {
   WorkerState& worker_;
   scheduling::Path address_;
   std::string name_;
-  std::vector<std::unique_ptr<Operate<T>>> children_;  // index i is children_[i - 1]
+  struct Slot {
+    std::unique_ptr<Operate<T>> op;
+    std::size_t global = 0;
+  };
+  std::vector<Slot> children_;  // index i is children_[i - 1]
   std::vector<std::pair<progress::Source, progress::Target>> edges_;
   std::vector<std::size_t> channels_;
 };
@@ -148,6 +156,7 @@ class Subgraph final : public Schedulable {
     std::vector<std::vector<progress::Target>> edges;
     bool local = true;
     bool incomplete = true;
+    std::size_t global = 0;
   };
 
   void propagate_pointstamps();
@@ -169,6 +178,7 @@ class Subgraph final : public Schedulable {
   std::vector<std::size_t> touched_;
   std::size_t incomplete_count_ = 0;
   std::vector<std::size_t> channels_;
+  std::optional<logging::Logger<logging::TimelyEvent>> logger_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -183,8 +193,9 @@ Subgraph<T>::Subgraph(SubgraphBuilder<T>&& builder)
   children_.resize(n);
   progress::Builder<T> graph;
   graph.add_node(0, 0, 0, {});
+  logger_ = worker_.log_registry().template get<logging::TimelyEvent>("timely");
   for (std::size_t i = 1; i < n; ++i) {
-    auto& op = builder.children_[i - 1];
+    auto& op = builder.children_[i - 1].op;
     if (!op)
       throw BuildError("scope '" + name_ + "': operator slot " + std::to_string(i) +
                        " was reserved but never filled");
@@ -193,7 +204,13 @@ Subgraph<T>::Subgraph(SubgraphBuilder<T>&& builder)
     child.notify = op->notify_me();
     child.local = op->local();
     child.edges.resize(op->outputs());
+    child.global = builder.children_[i - 1].global;
     graph.add_node(i, op->inputs(), op->outputs(), op->connectivity());
+    if (logger_) {
+      auto path = address_;
+      path.push_back(i);
+      logger_->log(logging::OperatesEvent{child.global, std::move(path), op->name()});
+    }
     child.op = std::move(op);
   }
   for (const auto& [source, target] : builder.edges_) {
@@ -288,7 +305,9 @@ template <Timestamp T>
 void Subgraph<T>::run_child(std::size_t index) {
   auto& child = children_[index];
   if (!child.op) return;
+  if (logger_) logger_->log(logging::ScheduleEvent{child.global, true});
   const bool incomplete = child.op->schedule();
+  if (logger_) logger_->log(logging::ScheduleEvent{child.global, false});
   if (incomplete != child.incomplete) {
     if (incomplete)
       ++incomplete_count_;

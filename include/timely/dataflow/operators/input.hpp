@@ -97,7 +97,7 @@ class InputHandle {
     flush();
     auto attachment = std::make_shared<detail::InputAttachment<T, D>>();
     const std::size_t index = scope.builder().reserve_operator();
-    scope.worker().new_identifier();
+    const std::size_t global = scope.worker().new_identifier();
     attachment->activator.emplace(scope.worker().activations(), scope.address_of(index));
     // This worker's share of the initial capability moves from the minimum to now.
     if (!(now_ == timely::minimum<T>())) {
@@ -105,7 +105,7 @@ class InputHandle {
       attachment->internal.update(now_, 1);
     }
     Stream<T, D> stream(scope, progress::Source{index, 0}, attachment->tee);
-    scope.builder().add_operator(index,
+    scope.builder().add_operator(index, global,
                                  std::make_unique<detail::InputOperator<T, D>>(attachment, scope.peers()));
     attachments_.push_back(std::move(attachment));
     return stream;
