@@ -186,3 +186,82 @@ struct TimestampTraits<Product<A, B>> {
 };
 
 }  // namespace timely
+
+namespace timely {
+
+/// The timestamp with a single value: the time "outside" every top-level dataflow. Its partial
+/// order is total and trivial, and its only summary is the identity.
+struct Unit {
+  friend constexpr bool operator==(Unit, Unit) = default;
+  friend constexpr auto operator<=>(Unit, Unit) = default;
+};
+
+template <>
+struct PartialOrderTraits<Unit> {
+  static constexpr bool total = true;
+  static constexpr bool less_equal(Unit, Unit) noexcept { return true; }
+};
+template <>
+struct PathSummaryTraits<Unit, Unit> {
+  static constexpr std::optional<Unit> results_in(Unit, Unit) noexcept { return Unit{}; }
+  static constexpr std::optional<Unit> followed_by(Unit, Unit) noexcept { return Unit{}; }
+};
+template <>
+struct TimestampTraits<Unit> {
+  using Summary = Unit;
+  static constexpr Unit minimum() noexcept { return {}; }
+};
+
+namespace detail {
+template <class T>
+struct IsProduct : std::false_type {};
+template <class A, class B>
+struct IsProduct<Product<A, B>> : std::true_type {};
+}  // namespace detail
+
+/// How timestamps `Inner` of a nested scope relate to the timestamps `Outer` of its parent:
+/// `to_inner(outer)` (a time entering the scope), `to_outer(inner)` (a time leaving it) and
+/// `summarize(inner summary)` (what a path inside means outside; it never promises more
+/// advancement than happens). Source: the reference's `progress::timestamp::Refines`
+/// (SEMANTICS.md §1.4).
+template <class Inner, class Outer, class Enable = void>
+struct Refines {};
+
+/// Every timestamp refines itself (regions).
+template <Timestamp T>
+struct Refines<T, T> {
+  static constexpr T to_inner(const T& t) { return t; }
+  static constexpr T to_outer(const T& t) { return t; }
+  static constexpr SummaryOf<T> summarize(const SummaryOf<T>& s) { return s; }
+};
+
+/// An iterative scope adds a loop counter: enter at counter minimum, leave by dropping it.
+template <Timestamp TOuter, Timestamp TInner>
+struct Refines<Product<TOuter, TInner>, TOuter> {
+  static constexpr Product<TOuter, TInner> to_inner(const TOuter& t) {
+    return {t, timely::minimum<TInner>()};
+  }
+  static constexpr TOuter to_outer(const Product<TOuter, TInner>& t) { return t.outer; }
+  static constexpr SummaryOf<TOuter> summarize(const SummaryOf<Product<TOuter, TInner>>& s) {
+    return s.outer;
+  }
+};
+
+/// Top-level dataflows: any non-product timestamp refines `Unit`.
+template <Timestamp T>
+requires(!std::is_same_v<T, Unit> && !detail::IsProduct<T>::value) struct Refines<T, Unit> {
+  static constexpr T to_inner(Unit) { return timely::minimum<T>(); }
+  static constexpr Unit to_outer(const T&) { return {}; }
+  static constexpr Unit summarize(const SummaryOf<T>&) { return {}; }
+};
+
+/// `Inner` timestamps refine `Outer` timestamps.
+template <class Inner, class Outer>
+concept RefinesTo = Timestamp<Inner> && Timestamp<Outer> &&
+    requires(const Inner& i, const Outer& o, const SummaryOf<Inner>& s) {
+  { Refines<Inner, Outer>::to_inner(o) } -> std::same_as<Inner>;
+  { Refines<Inner, Outer>::to_outer(i) } -> std::same_as<Outer>;
+  { Refines<Inner, Outer>::summarize(s) } -> std::same_as<SummaryOf<Outer>>;
+};
+
+}  // namespace timely

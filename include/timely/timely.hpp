@@ -16,7 +16,9 @@
 #include <timely/dataflow/stream.hpp>
 
 #include <timely/dataflow/operators/concat.hpp>
+#include <timely/dataflow/operators/enterleave.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/feedback.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
@@ -28,6 +30,7 @@ namespace timely {
 // The names programs use most, at the top level.
 using dataflow::Capability;
 using dataflow::Exchange;
+using dataflow::FeedbackHandle;
 using dataflow::InputCapability;
 using dataflow::InputHandle;
 using dataflow::OperatorBuilder;

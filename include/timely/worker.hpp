@@ -64,10 +64,10 @@ class Worker {
     using R = std::invoke_result_t<F&, dataflow::Scope<T>&>;
     if constexpr (std::is_void_v<R>) {
       builder(scope);
-      install(index, std::make_unique<dataflow::Subgraph<T>>(std::move(sub)));
+      install(index, std::make_unique<dataflow::Dataflow<T>>(std::move(sub)));
     } else {
       R result = builder(scope);
-      install(index, std::make_unique<dataflow::Subgraph<T>>(std::move(sub)));
+      install(index, std::make_unique<dataflow::Dataflow<T>>(std::move(sub)));
       return result;
     }
   }
@@ -98,7 +98,7 @@ class Worker {
     std::vector<std::size_t> channels;
   };
   template <Timestamp T>
-  void install(std::size_t index, std::unique_ptr<dataflow::Subgraph<T>> sub) {
+  void install(std::size_t index, std::unique_ptr<dataflow::Dataflow<T>> sub) {
     auto channels = sub->channels();
     dataflows_.emplace(index, Installed{std::move(sub), std::move(channels)});
   }

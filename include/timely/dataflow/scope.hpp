@@ -1,15 +1,17 @@
 /// \file
 /// Scopes: `Scope<T>` (the handle operators are built against), `SubgraphBuilder<T>` (what a
-/// scope records while it is built) and `Subgraph<T>` (the built scope: it schedules its
-/// operators, collects their progress, exchanges it with the other workers through its
-/// progcaster, and propagates frontiers with its reachability tracker).
+/// scope records while it is built) and `Subgraph<TOuter, TInner>` (the built scope: it
+/// schedules its operators, collects their progress, exchanges it with the other workers
+/// through its progcaster, and propagates frontiers with its reachability tracker).
 ///
 /// A scope's operators are numbered 1..n in creation order; index 0 is the scope boundary. A
-/// top-level dataflow is a scope whose boundary has no ports. Nested scopes (whose boundary ports
-/// connect to a parent scope) reuse this machinery through the node-0 paths below.
+/// nested scope (`scoped`, `iterative`, `region`) presents itself to its parent as one operator
+/// whose inputs and outputs are the streams that `enter` and `leave` it, with path summaries
+/// computed from its inside. A top-level dataflow is a scope inside the `Unit` timestamp whose
+/// boundary has no ports.
 ///
 /// Source: Naiad §3.3 (distributed progress tracking) and the reference's
-/// `progress::subgraph` and `progress::broadcast` (SEMANTICS.md §3.6-§3.9).
+/// `progress::subgraph` and `progress::broadcast` (SEMANTICS.md §3.6-§3.9, §5.3).
 /// Thread-safety: none; a scope belongs to its worker thread.
 #pragma once
 
@@ -20,6 +22,7 @@
 #include <optional>
 #include <queue>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,6 +33,7 @@
 #include <timely/logging/timely_events.hpp>
 #include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/frontier.hpp>
 #include <timely/progress/reachability.hpp>
 #include <timely/scheduling/activations.hpp>
 #include <timely/worker_state.hpp>
@@ -55,19 +59,26 @@ struct ProgressMessage {
   std::shared_ptr<const std::vector<Update>> updates;
 };
 
-template <Timestamp T>
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
 class Subgraph;
 
-/// What a scope records while the user builds it: operators by index and edges.
+/// What a scope records while the user builds it: operators by index, edges, and the scope's
+/// own inputs and outputs (streams entering and leaving it).
 template <Timestamp T>
 class SubgraphBuilder {
  public:
-  SubgraphBuilder(WorkerState& worker, scheduling::Path address, std::string name)
-      : worker_(worker), address_(std::move(address)), name_(std::move(name)) {}
+  /// A builder for the scope at `address`. `parent` identifies the enclosing scope's builder
+  /// (null for a top-level dataflow) and `index` is this scope's operator index in it.
+  SubgraphBuilder(WorkerState& worker, scheduling::Path address, std::string name,
+                  const void* parent = nullptr)
+      : worker_(worker), address_(std::move(address)), name_(std::move(name)), parent_(parent) {}
 
   [[nodiscard]] WorkerState& worker() noexcept { return worker_; }
   [[nodiscard]] const scheduling::Path& address() const noexcept { return address_; }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// The enclosing scope's builder (null at the top level).
+  [[nodiscard]] const void* parent() const noexcept { return parent_; }
 
   /// Reserves the next operator index (1, 2, ...).
   std::size_t reserve_operator() {
@@ -82,7 +93,7 @@ class SubgraphBuilder {
                        " was not reserved or is already filled");
     children_[index - 1] = Slot{std::move(op), global};
   }
-  /// Records an edge from an operator output to an operator input.
+  /// Records an edge from an operator output to an operator input (node 0: the boundary).
   void add_edge(progress::Source source, progress::Target target) { edges_.emplace_back(source, target); }
   /// Records that activity on `channel` activates operator `index` of this scope.
   void register_channel(std::size_t channel, std::size_t index) {
@@ -92,18 +103,33 @@ class SubgraphBuilder {
     channels_.push_back(channel);
   }
 
+  /// Adds a scope input; returns its index and the counter of records entering through it
+  /// (at inner times), which the scope turns into progress updates.
+  std::pair<std::size_t, std::shared_ptr<progress::ChangeBatch<T>>> new_input() {
+    inputs_.push_back(std::make_shared<progress::ChangeBatch<T>>());
+    return {inputs_.size() - 1, inputs_.back()};
+  }
+  /// Adds a scope output; returns its index.
+  std::size_t new_output() { return outputs_++; }
+
  private:
-  friend class Subgraph<T>;
-  WorkerState& worker_;
-  scheduling::Path address_;
-  std::string name_;
+  template <Timestamp TOuter, Timestamp TInner>
+  requires RefinesTo<TInner, TOuter>
+  friend class Subgraph;
+
   struct Slot {
     std::unique_ptr<Operate<T>> op;
     std::size_t global = 0;
   };
+  WorkerState& worker_;
+  scheduling::Path address_;
+  std::string name_;
+  const void* parent_;
   std::vector<Slot> children_;  // index i is children_[i - 1]
   std::vector<std::pair<progress::Source, progress::Target>> edges_;
   std::vector<std::size_t> channels_;
+  std::vector<std::shared_ptr<progress::ChangeBatch<T>>> inputs_;
+  std::size_t outputs_ = 0;
 };
 
 /// The handle user code builds operators against: a scope with timestamp type `T`. Cheap to
@@ -126,32 +152,73 @@ class Scope {
     path.push_back(index);
     return path;
   }
+  /// This scope's index in its parent (the last element of its address).
+  [[nodiscard]] std::size_t index_in_parent() const { return builder_->address().back(); }
+  /// Whether this scope is a direct child of `outer`.
+  template <class Outer>
+  [[nodiscard]] bool is_child_of(const Scope<Outer>& outer) const noexcept {
+    return builder_->parent() == static_cast<const void*>(&outer.builder());
+  }
   friend bool operator==(const Scope& a, const Scope& b) noexcept { return a.builder_ == b.builder_; }
+
+  /// Builds a nested scope with timestamps `TInner` (which must refine `T`): calls
+  /// `build(Scope<TInner>&)`, then installs the scope as one operator of this scope. Streams
+  /// move in and out with `enter` and `leave`. Returns what `build` returns.
+  /// \throws BuildError if the nested scope is malformed.
+  template <timely::Timestamp TInner, class F>
+  requires RefinesTo<TInner, T>
+  decltype(auto) scoped(std::string name, F&& build);
+
+  /// `scoped` with `Product<T, TInner>` timestamps: a loop counter for iterative computation.
+  template <timely::Timestamp TInner, class F>
+  decltype(auto) iterative(F&& build) {
+    return scoped<Product<T, TInner>>("Iterative", std::forward<F>(build));
+  }
+
+  /// `scoped` with the same timestamps: groups operators into one unit of scheduling and
+  /// progress tracking.
+  template <class F>
+  decltype(auto) region(F&& build) {
+    return scoped<T>("Region", std::forward<F>(build));
+  }
 
  private:
   SubgraphBuilder<T>* builder_;
 };
 
-/// A built scope: schedules its operators in index order and tracks progress among them and
-/// with the other workers' instances of the same scope.
-template <Timestamp T>
-class Subgraph final : public Schedulable {
+/// A built scope with timestamps `TInner` inside a parent with timestamps `TOuter`: schedules
+/// its operators in index order and tracks progress among them and with the other workers'
+/// instances of the same scope. It is an `Operate<TOuter>` of its parent.
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+class Subgraph final : public Operate<TOuter> {
  public:
+  using R = Refines<TInner, TOuter>;
+
   /// Builds the scope from what `builder` recorded. Allocates the progcaster's channel.
   /// \throws BuildError if an operator slot was left empty or the graph has a cycle along which
   /// times do not strictly advance.
-  explicit Subgraph(SubgraphBuilder<T>&& builder);
+  explicit Subgraph(SubgraphBuilder<TInner>&& builder);
 
+  const std::string& name() const override { return name_; }
+  std::size_t inputs() const override { return inputs_.size(); }
+  std::size_t outputs() const override { return output_capabilities_.size(); }
+  progress::Connectivity<SummaryOf<TOuter>> connectivity() const override { return connectivity_; }
+  std::vector<FrontierInterest> notify_me() const override {
+    return std::vector<FrontierInterest>(inputs_.size(), FrontierInterest::Always);
+  }
+  bool local() const override { return false; }
+  SharedProgress<TOuter>& progress() override { return progress_; }
   bool schedule() override;
 
   /// The channel identifiers this scope registered (to forget them when it completes).
   [[nodiscard]] const std::vector<std::size_t>& channels() const noexcept { return channels_; }
 
  private:
-  using Key = std::pair<progress::Location, T>;
+  using Key = std::pair<progress::Location, TInner>;
   struct Child {
-    std::unique_ptr<Operate<T>> op;
-    SharedProgress<T>* progress = nullptr;
+    std::unique_ptr<Operate<TInner>> op;
+    SharedProgress<TInner>* progress = nullptr;
     std::vector<FrontierInterest> notify;
     std::vector<std::vector<progress::Target>> edges;
     bool local = true;
@@ -159,6 +226,8 @@ class Subgraph final : public Schedulable {
     std::size_t global = 0;
   };
 
+  void accept_frontier();
+  void harvest_inputs();
   void propagate_pointstamps();
   void run_child(std::size_t index);
   void extract_progress(std::size_t index);
@@ -168,37 +237,82 @@ class Subgraph final : public Schedulable {
   scheduling::Path address_;
   std::string name_;
   std::vector<Child> children_;  // children_[0] is the scope boundary
-  progress::Tracker<T> tracker_;
+  progress::Tracker<TInner> tracker_;
   progress::ChangeBatch<Key> local_pointstamp_;
   progress::ChangeBatch<Key> final_pointstamp_;
-  std::unique_ptr<communication::Push<ProgressMessage<T>>> progress_push_;
-  std::unique_ptr<communication::Pull<ProgressMessage<T>>> progress_pull_;
+  std::unique_ptr<communication::Push<ProgressMessage<TInner>>> progress_push_;
+  std::unique_ptr<communication::Pull<ProgressMessage<TInner>>> progress_pull_;
   std::size_t progress_seq_ = 0;
   std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> temp_active_;
   std::vector<std::size_t> touched_;
   std::size_t incomplete_count_ = 0;
   std::vector<std::size_t> channels_;
   std::optional<logging::Logger<logging::TimelyEvent>> logger_;
+  // The parent-facing side.
+  std::vector<std::shared_ptr<progress::ChangeBatch<TInner>>> inputs_;
+  std::vector<progress::MutableAntichain<TOuter>> output_capabilities_;
+  progress::Connectivity<SummaryOf<TOuter>> connectivity_;
+  SharedProgress<TOuter> progress_;
+};
+
+/// Adapts a top-level scope to the worker's `Schedulable`.
+template <Timestamp T>
+class Dataflow final : public Schedulable {
+ public:
+  explicit Dataflow(SubgraphBuilder<T>&& builder) : subgraph_(std::move(builder)) {}
+  bool schedule() override { return subgraph_.schedule(); }
+  [[nodiscard]] const std::vector<std::size_t>& channels() const noexcept { return subgraph_.channels(); }
+
+ private:
+  Subgraph<Unit, T> subgraph_;
 };
 
 // ---------------------------------------------------------------------------------------------
 
 template <Timestamp T>
-Subgraph<T>::Subgraph(SubgraphBuilder<T>&& builder)
+template <timely::Timestamp TInner, class F>
+requires RefinesTo<TInner, T>
+decltype(auto) Scope<T>::scoped(std::string name, F&& build) {
+  const std::size_t index = builder_->reserve_operator();
+  const std::size_t global = worker().new_identifier();
+  SubgraphBuilder<TInner> child(worker(), address_of(index), std::move(name), builder_);
+  Scope<TInner> inner(child);
+  auto install = [&] {
+    builder_->add_operator(index, global, std::make_unique<Subgraph<T, TInner>>(std::move(child)));
+  };
+  if constexpr (std::is_void_v<std::invoke_result_t<F&, Scope<TInner>&>>) {
+    build(inner);
+    install();
+  } else {
+    auto result = build(inner);
+    install();
+    return result;
+  }
+}
+
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBuilder<TInner>&& builder)
     : worker_(builder.worker_),
       address_(builder.address_),
       name_(std::move(builder.name_)),
-      channels_(std::move(builder.channels_)) {
+      channels_(std::move(builder.channels_)),
+      inputs_(std::move(builder.inputs_)),
+      output_capabilities_(builder.outputs_),
+      progress_(inputs_.size(), builder.outputs_) {
   const std::size_t n = builder.children_.size() + 1;
+  const std::size_t scope_inputs = inputs_.size();
+  const std::size_t scope_outputs = output_capabilities_.size();
   children_.resize(n);
-  progress::Builder<T> graph;
-  graph.add_node(0, 0, 0, {});
+  children_[0].edges.resize(scope_inputs);
+  children_[0].incomplete = false;
+  progress::Builder<TInner> graph;
+  graph.add_node(0, scope_outputs, scope_inputs, {});
   logger_ = worker_.log_registry().template get<logging::TimelyEvent>("timely");
   for (std::size_t i = 1; i < n; ++i) {
     auto& op = builder.children_[i - 1].op;
     if (!op)
       throw BuildError("scope '" + name_ + "': operator slot " + std::to_string(i) +
-                       " was reserved but never filled");
+                       " was reserved but never filled (a feedback edge never connected?)");
     auto& child = children_[i];
     child.progress = &op->progress();
     child.notify = op->notify_me();
@@ -219,22 +333,33 @@ Subgraph<T>::Subgraph(SubgraphBuilder<T>&& builder)
   }
   if (auto cycle = graph.non_advancing_cycle())
     throw BuildError("scope '" + name_ + "': " + *cycle +
-                     "; a loop must advance timestamps (use a feedback edge with a non-zero "
-                     "summary)");
-  tracker_ = graph.build().first;
+                     "; a loop must advance timestamps (use a feedback edge with a non-zero summary)");
+  auto [tracker, summary] = graph.build();
+  tracker_ = std::move(tracker);
+  connectivity_.assign(scope_inputs, std::vector<progress::Antichain<SummaryOf<TOuter>>>(scope_outputs));
+  for (std::size_t i = 0; i < scope_inputs; ++i)
+    for (std::size_t j = 0; j < scope_outputs; ++j)
+      for (const auto& s : summary[i][j]) connectivity_[i][j].insert(R::summarize(s));
 
   // Initial capabilities are common knowledge (every worker seeds peers() per output at the
   // minimum): they go straight into the tracker and are never exchanged.
   for (std::size_t i = 1; i < n; ++i) {
     auto& internals = children_[i].progress->internals;
     for (std::size_t o = 0; o < internals.size(); ++o)
-      internals[o].drain([&](const T& t, std::int64_t d) {
+      internals[o].drain([&](const TInner& t, std::int64_t d) {
         tracker_.update_source(progress::Source{i, o}, t, d);
       });
   }
+  // What the contents imply at the scope outputs are the scope's own initial capabilities.
+  tracker_.propagate_all();
+  for (std::size_t j = 0; j < scope_outputs; ++j)
+    tracker_.output_changes(j).drain([&](const TInner& t, std::int64_t d) {
+      output_capabilities_[j].update(
+          R::to_outer(t), d, [&](const TOuter& o, std::int64_t c) { progress_.internals[j].update(o, c); });
+    });
 
   const std::size_t channel = worker_.new_identifier();
-  auto [push, pull] = worker_.allocator().template broadcast<ProgressMessage<T>>(channel);
+  auto [push, pull] = worker_.allocator().template broadcast<ProgressMessage<TInner>>(channel);
   progress_push_ = std::move(push);
   progress_pull_ = std::move(pull);
   worker_.register_channel(channel, address_);
@@ -250,8 +375,11 @@ Subgraph<T>::Subgraph(SubgraphBuilder<T>&& builder)
   }
 }
 
-template <Timestamp T>
-bool Subgraph<T>::schedule() {
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+bool Subgraph<TOuter, TInner>::schedule() {
+  accept_frontier();
+  harvest_inputs();
   // Receive every available progress batch, our own included: a worker's updates reach its
   // tracker only through the broadcast, so every worker sees prefixes of the same sequences.
   while (auto& message = progress_pull_->pull()) {
@@ -268,23 +396,58 @@ bool Subgraph<T>::schedule() {
   }
 
   send_progress();
-  return incomplete_count_ > 0 || tracker_.tracking_anything() || !local_pointstamp_.is_empty();
+  // Nested scopes report straight into final_pointstamp_: apply their reports next time.
+  if (!final_pointstamp_.is_empty()) worker_.activations()->activate(address_);
+  return incomplete_count_ > 0 || tracker_.tracking_anything() || !local_pointstamp_.is_empty() ||
+         !final_pointstamp_.is_empty();
 }
 
-template <Timestamp T>
-void Subgraph<T>::propagate_pointstamps() {
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::accept_frontier() {
+  // The parent's frontier at a scope input is a pointstamp at that input seen from inside. It
+  // is already a global view, so it goes straight into the tracker.
+  for (std::size_t i = 0; i < progress_.frontiers.size(); ++i)
+    progress_.frontiers[i].drain([&](const TOuter& t, std::int64_t d) {
+      tracker_.update_source(progress::Source{0, i}, R::to_inner(t), d);
+    });
+}
+
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::harvest_inputs() {
+  // Records that entered: +n at every consumer inside, -n at the scope input (acknowledged to
+  // the parent once the whole batch is globally visible).
+  for (std::size_t i = 0; i < inputs_.size(); ++i)
+    inputs_[i]->drain([&](const TInner& t, std::int64_t n) {
+      for (const auto& target : children_[0].edges[i])
+        local_pointstamp_.update(Key{progress::Location::of(target), t}, n);
+      local_pointstamp_.update(Key{progress::Location::of(progress::Source{0, i}), t}, -n);
+    });
+}
+
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::propagate_pointstamps() {
   final_pointstamp_.drain([&](const Key& key, std::int64_t diff) {
     const auto& [loc, time] = key;
-    if (loc.is_source)
+    if (loc.node == 0) {
+      if (loc.is_source)
+        progress_.consumeds[loc.port].update(R::to_outer(time), -diff);  // records taken in
+      else
+        progress_.produceds[loc.port].update(R::to_outer(time), diff);  // records sent out
+    } else if (loc.is_source) {
       tracker_.update_source(progress::Source{loc.node, loc.port}, time, diff);
-    else
+    } else {
       tracker_.update_target(progress::Target{loc.node, loc.port}, time, diff);
+    }
   });
   tracker_.propagate_all();
 
   touched_.clear();
   tracker_.pushed_changes().drain([&](const auto& key, std::int64_t diff) {
     const auto& [node, port, time] = key;
+    if (node == 0) return;  // a scope output: reported through output_changes below
     auto& child = children_[node];
     if (!child.op)
       throw Error("timely: scope '" + name_ + "': frontier change for operator " + std::to_string(node) +
@@ -299,10 +462,18 @@ void Subgraph<T>::propagate_pointstamps() {
   // Operators whose inputs are complete and that hold nothing get a chance to shut down.
   for (auto node : touched_)
     if (tracker_.inputs_complete(node) && tracker_.capability_count(node) == 0) temp_active_.push(node);
+
+  // What the contents imply at each scope output, filtered to discrete changes at outer times.
+  for (std::size_t j = 0; j < output_capabilities_.size(); ++j)
+    tracker_.output_changes(j).drain([&](const TInner& t, std::int64_t d) {
+      output_capabilities_[j].update(
+          R::to_outer(t), d, [&](const TOuter& o, std::int64_t c) { progress_.internals[j].update(o, c); });
+    });
 }
 
-template <Timestamp T>
-void Subgraph<T>::run_child(std::size_t index) {
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::run_child(std::size_t index) {
   auto& child = children_[index];
   if (!child.op) return;
   if (logger_) logger_->log(logging::ScheduleEvent{child.global, true});
@@ -323,21 +494,24 @@ void Subgraph<T>::run_child(std::size_t index) {
   }
 }
 
-template <Timestamp T>
-void Subgraph<T>::extract_progress(std::size_t index) {
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::extract_progress(std::size_t index) {
   auto& child = children_[index];
   auto& p = *child.progress;
+  // Ordinary operators report their own worker's changes (exchanged); nested scopes report
+  // global aggregates (applied here only).
   auto& batch = child.local ? local_pointstamp_ : final_pointstamp_;
   for (std::size_t i = 0; i < p.consumeds.size(); ++i)
-    p.consumeds[i].drain([&](const T& t, std::int64_t n) {
+    p.consumeds[i].drain([&](const TInner& t, std::int64_t n) {
       batch.update(Key{progress::Location::of(progress::Target{index, i}), t}, -n);
     });
   for (std::size_t o = 0; o < p.internals.size(); ++o)
-    p.internals[o].drain([&](const T& t, std::int64_t d) {
+    p.internals[o].drain([&](const TInner& t, std::int64_t d) {
       batch.update(Key{progress::Location::of(progress::Source{index, o}), t}, d);
     });
   for (std::size_t o = 0; o < p.produceds.size(); ++o)
-    p.produceds[o].drain([&](const T& t, std::int64_t n) {
+    p.produceds[o].drain([&](const TInner& t, std::int64_t n) {
       for (const auto& target : child.edges[o]) {
         batch.update(Key{progress::Location::of(target), t}, n);
         // Consumers later in this pass run in this same pass.
@@ -346,13 +520,15 @@ void Subgraph<T>::extract_progress(std::size_t index) {
     });
 }
 
-template <Timestamp T>
-void Subgraph<T>::send_progress() {
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::send_progress() {
   if (local_pointstamp_.is_empty()) return;
   bool send = worker_.config().progress_mode == ProgressMode::Eager;
   if (!send) {
-    // Demand mode: hold back until some update could advance a frontier somewhere. Holding back
-    // only makes others more conservative; batches are merged, never split.
+    // Demand mode: hold back until some update could advance a frontier somewhere, or concerns
+    // the scope boundary (the parent's accounting waits on those). Holding back only makes
+    // others more conservative; batches are merged, never split.
     for (const auto& [key, diff] : local_pointstamp_.view()) {
       if (key.first.node == 0 || (diff < 0 && tracker_.is_global(key.first, key.second))) {
         send = true;
@@ -362,11 +538,11 @@ void Subgraph<T>::send_progress() {
   }
   if (!send) return;
   auto updates = local_pointstamp_.take();
-  ProgressMessage<T> message;
+  ProgressMessage<TInner> message;
   message.from = worker_.index();
   message.seq = progress_seq_++;
-  message.updates = std::make_shared<const std::vector<typename ProgressMessage<T>::Update>>(updates.begin(),
-                                                                                             updates.end());
+  message.updates = std::make_shared<const std::vector<typename ProgressMessage<TInner>::Update>>(
+      updates.begin(), updates.end());
   progress_push_->send(std::move(message));
   progress_push_->done();
 }
