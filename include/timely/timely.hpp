@@ -10,6 +10,7 @@
 #include <timely/worker.hpp>
 
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/notificator.hpp>
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>

@@ -1,8 +1,9 @@
 /// \file
 /// Generic operators with user logic: `unary_frontier` (one input, one output, the logic sees
 /// the input frontier and may keep capabilities: the basis for user operators), `unary` (the
-/// same shape, scheduled only when data arrives or on explicit activation) and `sink` (one input,
-/// no output).
+/// same shape, scheduled only when data arrives or on explicit activation), `binary_frontier` and
+/// `binary` (two inputs), `unary_notify` and `binary_notify` (with a `Notificator` that delivers
+/// requested times once they are complete), `sink` (one input, no output) and `source` (no input).
 ///
 /// Use: `stream | unary_frontier<Out>(Pipeline{}, "Name", [](Capability<T> cap, OperatorInfo
 /// info) { return [=](OperatorInput<T, In>& input, OperatorOutput<T, Out>& output) { ... }; })`.
@@ -12,12 +13,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/notificator.hpp>
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/stream.hpp>
@@ -86,6 +89,38 @@ struct Sink {
   }
 };
 
+template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
+struct Binary {
+  Stream<T, D2> other;
+  P1 pact1;
+  P2 pact2;
+  std::string name;
+  Ctor ctor;
+  FrontierInterest interest;
+
+  template <class D1>
+  Stream<T, DOut> operator()(const Stream<T, D1>& stream) const {
+    OperatorBuilder<T> builder(stream.scope(), name);
+    auto in1 = builder.new_input(stream, pact1);
+    auto in2 = builder.new_input(other, pact2);
+    auto [output, out_stream] = builder.template new_output<DOut>();
+    builder.set_notify(0, interest);
+    builder.set_notify(1, interest);
+    OperatorInfo info{builder.index(), builder.global(), builder.activator()};
+    builder.build([&](std::vector<Capability<T>> caps) {
+      Ctor make = ctor;
+      auto logic = make(std::move(caps[0]), info);
+      static_assert(std::is_invocable_v<decltype(logic)&, OperatorInput<T, D1>&, OperatorInput<T, D2>&,
+                                        OperatorOutput<T, DOut>&>,
+                    "binary/binary_frontier: the constructor must return a logic callable as "
+                    "logic(OperatorInput<T, In1>&, OperatorInput<T, In2>&, OperatorOutput<T, Out>&)");
+      return [logic = std::move(logic), in1 = std::move(in1), in2 = std::move(in2),
+              output = std::move(output)]() mutable { logic(in1, in2, output); };
+    });
+    return out_stream;
+  }
+};
+
 }  // namespace detail
 
 /// A one-input, one-output operator producing records of type `DOut`, scheduled on every
@@ -105,6 +140,78 @@ template <class DOut, class Pact, class Ctor>
 auto unary(Pact pact, std::string name, Ctor ctor) {
   return detail::Unary<DOut, Pact, Ctor>{std::move(pact), std::move(name), std::move(ctor),
                                          FrontierInterest::Never};
+}
+
+/// A two-input operator producing `DOut`, scheduled on data and on frontier changes of either
+/// input: `stream | binary_frontier<DOut>(other, pact1, pact2, name, ctor)`, where
+/// `ctor(Capability<T>, OperatorInfo)` returns `logic(OperatorInput<T, D1>&,
+/// OperatorInput<T, D2>&, OperatorOutput<T, DOut>&)`.
+template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
+auto binary_frontier(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
+  return detail::Binary<DOut, T, D2, P1, P2, Ctor>{std::move(other), std::move(pact1),
+                                                   std::move(pact2), std::move(name),
+                                                   std::move(ctor),  FrontierInterest::Always};
+}
+
+/// Like `binary_frontier`, but scheduled only on data or explicit activation.
+template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
+auto binary(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
+  return detail::Binary<DOut, T, D2, P1, P2, Ctor>{std::move(other), std::move(pact1),
+                                                   std::move(pact2), std::move(name),
+                                                   std::move(ctor),  FrontierInterest::Never};
+}
+
+/// A one-input operator with a notificator: `logic(OperatorInput<T, DIn>&,
+/// OperatorOutput<T, DOut>&, Notificator<T>&)` runs on data and frontier changes; the operator
+/// first requests a notification at each of `initial_times` (all `>= minimum`).
+template <class DOut, class Pact, class Logic, Timestamp T = std::uint64_t>
+auto unary_notify(Pact pact, std::string name, std::vector<T> initial_times, Logic logic) {
+  return unary_frontier<DOut>(
+      std::move(pact), std::move(name),
+      [times = std::move(initial_times), logic = std::move(logic)](auto cap, const auto&) mutable {
+        using TimeType = std::decay_t<decltype(cap.time())>;
+        FrontierNotificator<TimeType> notificator;
+        for (const auto& t : times) notificator.notify_at(cap.delayed(t));
+        return [logic, notificator = std::move(notificator)](auto& input, auto& output) mutable {
+          Notificator<TimeType> n(notificator, {&input.frontier()});
+          logic(input, output, n);
+        };
+      });
+}
+
+/// A two-input operator with a notificator over both inputs' frontiers:
+/// `logic(OperatorInput<T, D1>&, OperatorInput<T, D2>&, OperatorOutput<T, DOut>&, Notificator<T>&)`.
+template <class DOut, Timestamp T, class D2, class P1, class P2, class Logic>
+auto binary_notify(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, std::vector<T> initial_times,
+                   Logic logic) {
+  return binary_frontier<DOut>(
+      std::move(other), std::move(pact1), std::move(pact2), std::move(name),
+      [times = std::move(initial_times), logic = std::move(logic)](auto cap, const auto&) mutable {
+        FrontierNotificator<T> notificator;
+        for (const auto& t : times) notificator.notify_at(cap.delayed(t));
+        return [logic, notificator = std::move(notificator)](auto& in1, auto& in2, auto& output) mutable {
+          Notificator<T> n(notificator, {&in1.frontier(), &in2.frontier()});
+          logic(in1, in2, output, n);
+        };
+      });
+}
+
+/// An operator with no inputs and one output of `DOut`: `source<DOut>(scope, name, ctor)`, where
+/// `ctor(Capability<T>, OperatorInfo)` returns `logic(OperatorOutput<T, DOut>&)`. It runs once
+/// at the start and afterwards only when activated (`info.activator`), so logic with more to do
+/// must activate itself; it completes once it holds no capability.
+template <class DOut, Timestamp T, class Ctor>
+Stream<T, DOut> source(Scope<T>& scope, std::string name, Ctor ctor) {
+  OperatorBuilder<T> builder(scope, std::move(name));
+  auto [output, stream] = builder.template new_output<DOut>();
+  OperatorInfo info{builder.index(), builder.global(), builder.activator()};
+  builder.build([&](std::vector<Capability<T>> caps) {
+    auto logic = ctor(std::move(caps[0]), info);
+    static_assert(std::is_invocable_v<decltype(logic)&, OperatorOutput<T, DOut>&>,
+                  "source: the constructor must return a logic callable as logic(OperatorOutput<T, Out>&)");
+    return [logic = std::move(logic), output = std::move(output)]() mutable { logic(output); };
+  });
+  return stream;
 }
 
 /// A one-input operator without outputs, scheduled on data and frontier changes.
