@@ -72,6 +72,15 @@ class Worker {
     }
   }
 
+  /// An activator for the operator at `path` (use on this worker's thread).
+  [[nodiscard]] scheduling::Activator activator_for(scheduling::Path path) const {
+    return scheduling::Activator(state_->activations(), std::move(path));
+  }
+  /// An activator for the operator at `path` usable from any thread; it wakes this worker.
+  [[nodiscard]] scheduling::SyncActivator sync_activator_for(scheduling::Path path) const {
+    return scheduling::SyncActivator(state_->activations()->sync(), std::move(path));
+  }
+
   /// Runs one round: receives, then schedules every activated dataflow. Never parks.
   /// \returns whether any dataflow remains. \throws WorkerAborted if another worker failed, or
   /// whatever an operator throws.

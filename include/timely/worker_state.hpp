@@ -41,7 +41,8 @@ class WorkerState {
  public:
   WorkerState(communication::Allocator allocator, WorkerConfig config)
       : allocator_(std::move(allocator)),
-        activations_(std::make_shared<scheduling::Activations>()),
+        activations_(std::make_shared<scheduling::Activations>(
+            [shared = allocator_.shared(), index = allocator_.index()] { shared->buzz(index); })),
         config_(config) {}
 
   /// This worker's index in `0..peers()`.

@@ -1,6 +1,8 @@
 // Worker::step_or_park: the per-round driver (SEMANTICS.md §5.9).
 #include <timely/worker.hpp>
 
+#include <algorithm>
+
 namespace timely {
 
 bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
@@ -8,9 +10,17 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
   state_->receive();
   activations.advance();
 
-  if (activations.idle() && (!timeout || timeout->count() > 0)) {
-    state_->log_registry().flush();  // nothing happens while parked: publish what we have
-    state_->allocator().await_events(timeout);
+  if (activations.idle()) {
+    // Park for at most `timeout`, and no longer than until the next delayed activation.
+    std::optional<std::chrono::nanoseconds> delay = timeout;
+    if (auto until = activations.empty_for()) {
+      const auto next = std::chrono::duration_cast<std::chrono::nanoseconds>(*until);
+      delay = delay ? std::min(*delay, next) : next;
+    }
+    if (!delay || delay->count() > 0) {
+      state_->log_registry().flush();  // nothing happens while parked: publish what we have
+      state_->allocator().await_events(delay);
+    }
     return has_dataflows();
   }
 

@@ -299,6 +299,10 @@ class OperatorBuilder {
   [[nodiscard]] scheduling::Activator activator() const {
     return scheduling::Activator(scope_.worker().activations(), scope_.address_of(index_));
   }
+  /// An activator for this operator usable from any thread (it wakes the worker if parked).
+  [[nodiscard]] scheduling::SyncActivator sync_activator() const {
+    return scheduling::SyncActivator(scope_.worker().activations()->sync(), scope_.address_of(index_));
+  }
 
   /// Adds an input reading `stream` through `pact`.
   /// \throws BuildError if `stream` belongs to another scope.

@@ -1,19 +1,26 @@
 /// \file
-/// Activations: the per-worker set of operator addresses to schedule next, and `Activator`, a
-/// handle that activates one operator.
+/// Activations: the per-worker set of operator addresses to schedule next; `Activator` (activates
+/// one operator, on its worker's thread), `SyncActivator` (the same from any thread: it also wakes
+/// the worker if it is parked) and delayed activation (`Activations::activate_after`).
 ///
 /// An address (path) is hierarchical: `[dataflow, operator]` at the top level, longer inside
-/// nested scopes. Activating `[d, k]` makes the worker schedule dataflow `d`, which then
-/// schedules its child `k`. Activations raised during a step take effect in the next step.
+/// nested scopes. Activating `[d, s, k]` makes the worker schedule dataflow `d`, which schedules
+/// its child scope `s`, which schedules its child `k`. Activations raised during a step take
+/// effect in the next step.
 ///
-/// Source: the reference's `scheduling::activate` (SEMANTICS.md §5.9). Thread-safety: none; an
-/// `Activations` belongs to its worker thread (activations from other threads come with the
-/// nested-scope issue through a synchronized queue).
+/// Source: the reference's `scheduling::activate` (SEMANTICS.md §5.9). Thread-safety:
+/// `Activations` and `Activator` belong to their worker thread; `SyncActivations` and
+/// `SyncActivator` may be used from any thread.
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <queue>
 #include <span>
 #include <utility>
 #include <vector>
@@ -23,17 +30,74 @@ namespace timely::scheduling {
 /// An operator's address: its index at each level of scope nesting.
 using Path = std::vector<std::size_t>;
 
+/// Activations requested from other threads for one worker; wakes the worker when one arrives.
+/// Thread-safe.
+class SyncActivations {
+ public:
+  /// `wake` unparks the worker (it must have token semantics: a wake before a park counts).
+  explicit SyncActivations(std::function<void()> wake) : wake_(std::move(wake)) {}
+  /// Queues an activation of `path` and wakes the worker.
+  void activate(Path path) {
+    {
+      std::lock_guard lock(mutex_);
+      paths_.push_back(std::move(path));
+    }
+    if (wake_) wake_();
+  }
+  /// Moves the queued paths to the end of `out`.
+  void drain(std::vector<Path>& out) {
+    std::lock_guard lock(mutex_);
+    for (auto& p : paths_) out.push_back(std::move(p));
+    paths_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Path> paths_;
+  std::function<void()> wake_;
+};
+
 /// The set of activated operator addresses of one worker.
 class Activations {
  public:
+  using Clock = std::chrono::steady_clock;
+
+  Activations() : sync_(std::make_shared<SyncActivations>(nullptr)) {}
+  /// Activations whose cross-thread requests wake the worker through `wake`.
+  explicit Activations(std::function<void()> wake)
+      : sync_(std::make_shared<SyncActivations>(std::move(wake))) {}
+
   /// Requests that the operator at `path` be scheduled in the next step.
   void activate(std::span<const std::size_t> path) { pending_.emplace_back(path.begin(), path.end()); }
 
-  /// Starts a step: the pending activations become the current ones (sorted, deduplicated);
-  /// the previous step's current set is discarded.
+  /// Requests that the operator at `path` be scheduled once `delay` (nanoseconds or any
+  /// duration) has passed; a zero delay means the next step.
+  template <class Rep, class Period>
+  void activate_after(std::span<const std::size_t> path, std::chrono::duration<Rep, Period> delay) {
+    if (delay <= delay.zero()) {
+      activate(path);
+      return;
+    }
+    timed_.push(Timed{Clock::now() + std::chrono::duration_cast<Clock::duration>(delay),
+                      Path(path.begin(), path.end())});
+  }
+
+  /// The queue other threads use to activate operators of this worker.
+  [[nodiscard]] const std::shared_ptr<SyncActivations>& sync() const noexcept { return sync_; }
+
+  /// Starts a step: the pending activations (and those from other threads, and timed ones that
+  /// are due) become the current ones (sorted, deduplicated); the previous set is discarded.
   void advance() {
     current_.clear();
     std::swap(current_, pending_);
+    sync_->drain(current_);
+    if (!timed_.empty()) {
+      const auto now = Clock::now();
+      while (!timed_.empty() && timed_.top().due <= now) {
+        current_.push_back(timed_.top().path);
+        timed_.pop();
+      }
+    }
     std::sort(current_.begin(), current_.end());
     current_.erase(std::unique(current_.begin(), current_.end()), current_.end());
   }
@@ -59,16 +123,30 @@ class Activations {
     }
   }
 
-  /// Whether nothing is activated for this step or the next.
-  [[nodiscard]] bool empty() const noexcept { return current_.empty() && pending_.empty(); }
+  /// How long the worker may park: zero if anything is waiting for the next step, the time
+  /// until the next delayed activation, or `std::nullopt` if nothing is scheduled at all.
+  [[nodiscard]] std::optional<Clock::duration> empty_for() const {
+    if (!pending_.empty()) return Clock::duration::zero();
+    if (timed_.empty()) return std::nullopt;
+    const auto now = Clock::now();
+    return timed_.top().due > now ? timed_.top().due - now : Clock::duration::zero();
+  }
+
   /// Whether nothing is activated in the current step.
   [[nodiscard]] bool idle() const noexcept { return current_.empty(); }
   /// Whether anything is waiting for the next step.
   [[nodiscard]] bool has_pending() const noexcept { return !pending_.empty(); }
 
  private:
+  struct Timed {
+    Clock::time_point due;
+    Path path;
+    bool operator>(const Timed& other) const { return due > other.due; }
+  };
   std::vector<Path> current_;
   std::vector<Path> pending_;
+  std::priority_queue<Timed, std::vector<Timed>, std::greater<>> timed_;
+  std::shared_ptr<SyncActivations> sync_;
 };
 
 /// Activates one operator of one worker; cheap to copy. Must be used on that worker's thread.
@@ -78,10 +156,30 @@ class Activator {
       : activations_(std::move(activations)), path_(std::move(path)) {}
   /// Schedules the operator in the worker's next step.
   void activate() const { activations_->activate(path_); }
+  /// Schedules the operator once `delay` has passed.
+  template <class Rep, class Period>
+  void activate_after(std::chrono::duration<Rep, Period> delay) const {
+    activations_->activate_after(path_, delay);
+  }
   [[nodiscard]] const Path& path() const noexcept { return path_; }
 
  private:
   std::shared_ptr<Activations> activations_;
+  Path path_;
+};
+
+/// Activates one operator of one worker from any thread, waking the worker if it is parked.
+/// Cheap to copy; thread-safe. Activating after the worker has finished does nothing.
+class SyncActivator {
+ public:
+  SyncActivator(std::shared_ptr<SyncActivations> queue, Path path)
+      : queue_(std::move(queue)), path_(std::move(path)) {}
+  /// Schedules the operator in the worker's next step and unparks the worker.
+  void activate() const { queue_->activate(path_); }
+  [[nodiscard]] const Path& path() const noexcept { return path_; }
+
+ private:
+  std::shared_ptr<SyncActivations> queue_;
   Path path_;
 };
 

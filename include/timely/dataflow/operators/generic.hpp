@@ -34,8 +34,10 @@ struct OperatorInfo {
   std::size_t index;
   /// Worker-wide identifier.
   std::size_t global;
-  /// Schedules the operator in the next step of its worker.
+  /// Schedules the operator in the next step of its worker (use on the worker's thread).
   scheduling::Activator activator;
+  /// Schedules the operator from any thread, waking its worker if it is parked.
+  scheduling::SyncActivator sync_activator;
 };
 
 namespace detail {
@@ -53,7 +55,7 @@ struct Unary {
     auto input = builder.new_input(stream, pact);
     auto [output, out_stream] = builder.template new_output<DOut>();
     builder.set_notify(0, interest);
-    OperatorInfo info{builder.index(), builder.global(), builder.activator()};
+    OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>> caps) {
       Ctor make = ctor;
       auto logic = make(std::move(caps[0]), info);
@@ -78,7 +80,7 @@ struct Sink {
   void operator()(const Stream<T, DIn>& stream) const {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto input = builder.new_input(stream, pact);
-    OperatorInfo info{builder.index(), builder.global(), builder.activator()};
+    OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>>) {
       Ctor make = ctor;
       auto logic = make(info);
@@ -106,7 +108,7 @@ struct Binary {
     auto [output, out_stream] = builder.template new_output<DOut>();
     builder.set_notify(0, interest);
     builder.set_notify(1, interest);
-    OperatorInfo info{builder.index(), builder.global(), builder.activator()};
+    OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>> caps) {
       Ctor make = ctor;
       auto logic = make(std::move(caps[0]), info);
@@ -204,7 +206,7 @@ template <class DOut, Timestamp T, class Ctor>
 Stream<T, DOut> source(Scope<T>& scope, std::string name, Ctor ctor) {
   OperatorBuilder<T> builder(scope, std::move(name));
   auto [output, stream] = builder.template new_output<DOut>();
-  OperatorInfo info{builder.index(), builder.global(), builder.activator()};
+  OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
   builder.build([&](std::vector<Capability<T>> caps) {
     auto logic = ctor(std::move(caps[0]), info);
     static_assert(std::is_invocable_v<decltype(logic)&, OperatorOutput<T, DOut>&>,
