@@ -106,8 +106,15 @@ class ChangeBatch {
   /// Sorts, merges equal keys and drops zero diffs; no-op when already clean.
   void compact() {
     if (clean_ < updates_.size() && updates_.size() > 1) {
-      std::sort(updates_.begin(), updates_.end(),
-                [](const value_type& a, const value_type& b) { return a.first < b.first; });
+      auto by_key = [](const value_type& a, const value_type& b) { return a.first < b.first; };
+      if (updates_.size() <= 16) {
+        // Progress batches are usually tiny: a plain insertion sort beats std::sort's set-up.
+        for (std::size_t i = 1; i < updates_.size(); ++i)
+          for (std::size_t j = i; j > 0 && by_key(updates_[j], updates_[j - 1]); --j)
+            std::swap(updates_[j], updates_[j - 1]);
+      } else {
+        std::sort(updates_.begin(), updates_.end(), by_key);
+      }
       std::size_t out = 0;
       for (std::size_t i = 0; i < updates_.size();) {
         std::int64_t sum = 0;

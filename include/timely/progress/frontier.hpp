@@ -122,8 +122,7 @@ class MutableAntichain {
       rebuild = rebuild || needs_rebuild(time, diff);
       updates_.update(time, diff);
     }
-    if (rebuild) do_rebuild();
-    changes_.drain(on_change);
+    if (rebuild) do_rebuild(on_change);
   }
 
   /// Applies one update; calls `on_change` for each frontier change.
@@ -132,8 +131,7 @@ class MutableAntichain {
     if (diff == 0) return;
     const bool rebuild = needs_rebuild(time, diff);
     updates_.update(time, diff);
-    if (rebuild) do_rebuild();
-    changes_.drain(on_change);
+    if (rebuild) do_rebuild(on_change);
   }
 
   /// Applies updates, discarding the frontier changes.
@@ -167,19 +165,44 @@ class MutableAntichain {
     return true;
   }
 
-  void do_rebuild() {
-    for (const auto& t : frontier_) changes_.update(t, -1);
-    frontier_.clear();
-    // Scanning in the total order (which extends the partial order) means a later element can
-    // never dominate an earlier one, so a plain "not dominated" check suffices.
-    for (const auto& [t, d] : updates_.view())
-      if (d > 0 && !frontier_.less_equal(t)) frontier_.insert(t);
-    for (const auto& t : frontier_) changes_.update(t, 1);
+  /// Recomputes the frontier from the counts and reports the difference to the old one (an
+  /// element removed and re-added within one batch is no change).
+  template <class F>
+  void do_rebuild(F&& on_change) {
+    const auto& counts = updates_.view();
+    if constexpr (TotalOrder<T>) {
+      // A total order has at most one minimal element: the least time with a positive count.
+      const T* least = nullptr;
+      for (const auto& [t, d] : counts)
+        if (d > 0) {
+          least = &t;
+          break;
+        }
+      if (!frontier_.empty() && (least == nullptr || !(frontier_[0] == *least))) {
+        on_change(frontier_[0], -1);
+        frontier_.clear();
+      }
+      if (least != nullptr && frontier_.empty()) {
+        frontier_.insert(*least);
+        on_change(*least, 1);
+      }
+    } else {
+      scratch_.clear();
+      // Scanning in the total order (which extends the partial order) means a later element can
+      // never dominate an earlier one, so a plain "not dominated" check suffices.
+      for (const auto& [t, d] : counts)
+        if (d > 0 && !scratch_.less_equal(t)) scratch_.insert(t);
+      for (const auto& t : frontier_)
+        if (std::find(scratch_.begin(), scratch_.end(), t) == scratch_.end()) on_change(t, -1);
+      for (const auto& t : scratch_)
+        if (std::find(frontier_.begin(), frontier_.end(), t) == frontier_.end()) on_change(t, 1);
+      std::swap(frontier_, scratch_);
+    }
   }
 
   ChangeBatch<T> updates_;
   Antichain<T> frontier_;
-  ChangeBatch<T> changes_;
+  Antichain<T> scratch_;
 };
 
 }  // namespace timely::progress

@@ -68,7 +68,7 @@ class Activations {
       : sync_(std::make_shared<SyncActivations>(std::move(wake))) {}
 
   /// Requests that the operator at `path` be scheduled in the next step.
-  void activate(std::span<const std::size_t> path) { pending_.emplace_back(path.begin(), path.end()); }
+  void activate(std::span<const std::size_t> path) { pending_.add(path); }
 
   /// Requests that the operator at `path` be scheduled once `delay` (nanoseconds or any
   /// duration) has passed; a zero delay means the next step.
@@ -88,32 +88,35 @@ class Activations {
   /// Starts a step: the pending activations (and those from other threads, and timed ones that
   /// are due) become the current ones (sorted, deduplicated); the previous set is discarded.
   void advance() {
-    current_.clear();
     std::swap(current_, pending_);
-    sync_->drain(current_);
+    pending_.clear();
+    sync_->drain(scratch_);
+    for (auto& p : scratch_) current_.add(p);
+    scratch_.clear();
     if (!timed_.empty()) {
       const auto now = Clock::now();
       while (!timed_.empty() && timed_.top().due <= now) {
-        current_.push_back(timed_.top().path);
+        current_.add(timed_.top().path);
         timed_.pop();
       }
     }
-    std::sort(current_.begin(), current_.end());
-    current_.erase(std::unique(current_.begin(), current_.end()), current_.end());
+    current_.sort_unique();
   }
 
   /// Calls `f(index)` for each distinct index that follows `prefix` in a current activation, in
   /// increasing order.
   template <class F>
   void for_extensions(std::span<const std::size_t> prefix, F&& f) const {
+    const auto& slices = current_.slices;
     auto it = std::lower_bound(
-        current_.begin(), current_.end(), prefix, [](const Path& p, std::span<const std::size_t> pre) {
+        slices.begin(), slices.end(), prefix, [&](const Slice& s, std::span<const std::size_t> pre) {
+          const auto p = current_.view(s);
           return std::lexicographical_compare(p.begin(), p.end(), pre.begin(), pre.end());
         });
     bool have_last = false;
     std::size_t last = 0;
-    for (; it != current_.end(); ++it) {
-      const Path& p = *it;
+    for (; it != slices.end(); ++it) {
+      const auto p = current_.view(*it);
       if (p.size() < prefix.size() || !std::equal(prefix.begin(), prefix.end(), p.begin())) break;
       if (p.size() == prefix.size()) continue;
       const std::size_t next = p[prefix.size()];
@@ -126,16 +129,16 @@ class Activations {
   /// How long the worker may park: zero if anything is waiting for the next step, the time
   /// until the next delayed activation, or `std::nullopt` if nothing is scheduled at all.
   [[nodiscard]] std::optional<Clock::duration> empty_for() const {
-    if (!pending_.empty()) return Clock::duration::zero();
+    if (!pending_.slices.empty()) return Clock::duration::zero();
     if (timed_.empty()) return std::nullopt;
     const auto now = Clock::now();
     return timed_.top().due > now ? timed_.top().due - now : Clock::duration::zero();
   }
 
   /// Whether nothing is activated in the current step.
-  [[nodiscard]] bool idle() const noexcept { return current_.empty(); }
+  [[nodiscard]] bool idle() const noexcept { return current_.slices.empty(); }
   /// Whether anything is waiting for the next step.
-  [[nodiscard]] bool has_pending() const noexcept { return !pending_.empty(); }
+  [[nodiscard]] bool has_pending() const noexcept { return !pending_.slices.empty(); }
 
  private:
   struct Timed {
@@ -143,8 +146,39 @@ class Activations {
     Path path;
     bool operator>(const Timed& other) const { return due > other.due; }
   };
-  std::vector<Path> current_;
-  std::vector<Path> pending_;
+  // Paths stored back to back in one buffer (no allocation per activation).
+  struct Slice {
+    std::size_t offset;
+    std::size_t length;
+  };
+  struct PathList {
+    std::vector<std::size_t> data;
+    std::vector<Slice> slices;
+    void add(std::span<const std::size_t> path) {
+      slices.push_back(Slice{data.size(), path.size()});
+      data.insert(data.end(), path.begin(), path.end());
+    }
+    [[nodiscard]] std::span<const std::size_t> view(const Slice& s) const {
+      return {data.data() + s.offset, s.length};
+    }
+    void clear() {
+      data.clear();
+      slices.clear();
+    }
+    void sort_unique() {
+      auto less = [&](const Slice& a, const Slice& b) {
+        const auto x = view(a), y = view(b);
+        return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+      };
+      std::sort(slices.begin(), slices.end(), less);
+      slices.erase(std::unique(slices.begin(), slices.end(),
+                               [&](const Slice& a, const Slice& b) { return !less(a, b) && !less(b, a); }),
+                   slices.end());
+    }
+  };
+  PathList current_;
+  PathList pending_;
+  std::vector<Path> scratch_;
   std::priority_queue<Timed, std::vector<Timed>, std::greater<>> timed_;
   std::shared_ptr<SyncActivations> sync_;
 };
