@@ -1,5 +1,5 @@
-# More of the reference's examples: distinct, hashjoin, threadless, rc, event_driven, loopdemo.
-foreach(example distinct hashjoin threadless rc event_driven loopdemo)
+# More of the reference's examples: distinct, hashjoin, threadless, rc, event_driven, loopdemo, pingpong.
+foreach(example distinct hashjoin threadless rc event_driven loopdemo pingpong)
   add_executable(${example} ${example}.cpp)
   target_link_libraries(${example} PRIVATE timely::timely timely_warnings)
 endforeach()
@@ -9,6 +9,8 @@ if(TIMELY_BUILD_TESTS)
     add_test(NAME example:distinct:w${workers} COMMAND distinct -w ${workers})
     add_test(NAME example:hashjoin:w${workers} COMMAND hashjoin 1000 20000 1000 -w ${workers})
     set_tests_properties(example:hashjoin:w${workers} PROPERTIES PASS_REGULAR_EXPRESSION "hashjoin: [0-9]+ matches")
+    add_test(NAME example:pingpong:w${workers} COMMAND pingpong 1000 10 -w ${workers})
+    set_tests_properties(example:pingpong:w${workers} PROPERTIES PASS_REGULAR_EXPRESSION "1000 rounds" LABELS example)
     add_test(NAME example:rc:w${workers} COMMAND rc -w ${workers})
     set_tests_properties(example:rc:w${workers} PROPERTIES PASS_REGULAR_EXPRESSION "hello 9")
     add_test(NAME example:event_driven:w${workers} COMMAND event_driven 10 5 record --rounds 1000 -w ${workers})

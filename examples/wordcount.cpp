@@ -5,8 +5,11 @@
 // "WORD COUNT"; a summary goes to stderr. FILE defaults to the GCIDE text that
 // scripts/fetch-data.sh puts in data/.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -30,9 +33,11 @@ constexpr std::uint64_t kLinesPerEpoch = 50'000;
 /// The part of `path` worker `index` of `peers` reads: whole lines starting in its byte range.
 std::string read_share(const std::string& path, std::size_t index, std::size_t peers) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot open '" + path + "'");
+  if (!file) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
   file.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(file.tellg());
+  const auto end_pos = file.tellg();
+  if (end_pos < 0) throw std::runtime_error("cannot determine the size of '" + path + "'");
+  const auto size = static_cast<std::uint64_t>(end_pos);
   auto boundary = [&](std::uint64_t pos) -> std::uint64_t {
     // The first line start at or after pos (pos 0 is a line start).
     if (pos == 0 || pos >= size) return std::min(pos, size);
@@ -60,10 +65,19 @@ int main(int argc, char** argv) {
     if (config.positional.size() > 1) throw timely::ConfigError("expected at most one FILE");
     const std::string path = config.positional.empty() ? TIMELY_DEFAULT_TEXT : config.positional[0];
     {
-      std::ifstream probe_file(path);
-      if (!probe_file)
-        throw std::runtime_error("cannot open '" + path +
-                                 "' (run scripts/fetch-data.sh for the default text)");
+      // Only regular files: a directory, FIFO or device has no size to split among workers.
+      std::error_code ec;
+      const auto status = std::filesystem::status(path, ec);
+      if (ec || !std::filesystem::exists(status)) {
+        std::string hint =
+            config.positional.empty() ? " (run scripts/fetch-data.sh to fetch the default text)" : "";
+        throw std::runtime_error("cannot open '" + path + "': " + (ec ? ec.message() : "no such file") +
+                                 hint);
+      }
+      if (!std::filesystem::is_regular_file(status))
+        throw std::runtime_error("'" + path + "' is not a regular file");
+      std::ifstream check(path, std::ios::binary);
+      if (!check) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
     }
     const auto start = std::chrono::steady_clock::now();
     auto results = timely::execute(config, [&](timely::Worker& worker) {

@@ -18,7 +18,7 @@ fetch_gcide() {
   trap 'rm -rf "$tmp"' RETURN
   chmod 777 "$tmp"
   if ! (cd "$tmp" && apt-get download dict-gcide >/dev/null 2>&1); then
-    apt-get update -qq
+    if [ "$(id -u)" -ne 0 ]; then sudo apt-get update -qq; else apt-get update -qq; fi
     (cd "$tmp" && apt-get download dict-gcide >/dev/null)
   fi
   dpkg-deb -x "$tmp"/dict-gcide_*.deb "$tmp/x"

@@ -3,9 +3,8 @@
 # Needs root (or sudo). Safe to run repeatedly.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build
   libboost1.81-dev libfmt-dev libcli11-dev catch2 libbenchmark-dev
-  clang-format
   ca-certificates
 )
 SUDO=""

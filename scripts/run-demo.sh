@@ -13,4 +13,4 @@ cmake --preset release -DTIMELY_BUILD_TESTS=OFF -DTIMELY_BUILD_BOOK=OFF -DTIMELY
 cmake --build --preset release --target wordcount
 ./build/release/examples/wordcount data/gcide.txt -w "$workers" > build/release/wordcount.txt
 echo "run-demo: $(wc -l < build/release/wordcount.txt) distinct words written to build/release/wordcount.txt; the most frequent:"
-sort -k2,2nr build/release/wordcount.txt | head -n 10
+sort -k2,2nr build/release/wordcount.txt | awk 'NR <= 10'

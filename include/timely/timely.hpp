@@ -16,7 +16,13 @@
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
 
+#include <timely/dataflow/operators/aggregate.hpp>
+#include <timely/dataflow/operators/branch.hpp>
+#include <timely/dataflow/operators/broadcast.hpp>
 #include <timely/dataflow/operators/concat.hpp>
+#include <timely/dataflow/operators/concatenate.hpp>
+#include <timely/dataflow/operators/count.hpp>
+#include <timely/dataflow/operators/delay.hpp>
 #include <timely/dataflow/operators/enterleave.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/feedback.hpp>
@@ -24,7 +30,11 @@
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/map.hpp>
+#include <timely/dataflow/operators/ok_err.hpp>
+#include <timely/dataflow/operators/partition.hpp>
 #include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/operators/reclock.hpp>
+#include <timely/dataflow/operators/state_machine.hpp>
 #include <timely/dataflow/operators/to_stream.hpp>
 
 namespace timely {

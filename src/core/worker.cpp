@@ -2,6 +2,7 @@
 #include <timely/worker.hpp>
 
 #include <algorithm>
+#include <thread>
 
 namespace timely {
 
@@ -20,6 +21,10 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
     if (!delay || delay->count() > 0) {
       state_->log_registry().flush();  // nothing happens while parked: publish what we have
       state_->allocator().await_events(delay);
+    } else {
+      // A caller polling with step() has nothing to do now: give the core to another thread
+      // (with more workers than cores, spinning would starve the ones that have work).
+      std::this_thread::yield();
     }
     return has_dataflows();
   }

@@ -13,7 +13,18 @@
 #include <initializer_list>
 #include <utility>
 
+// GCC 12 reports impossible memcpy sizes inside small_vector's moves at -O2/-O3 (GCC bug
+// 105651 and relatives); the code is correct, so keep the false positive out of users' builds.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
 #include <boost/container/small_vector.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>

@@ -42,9 +42,8 @@ Stream<T, D> concatenate(const Scope<T>& scope, const std::vector<Stream<T, D>>&
   builder.build([&](std::vector<Capability<T>>) {
     return [inputs = std::move(inputs), output = std::move(output)]() mutable {
       for (auto& input : inputs)
-        input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
-          output.session(cap).give_vec(data);
-        });
+        input.for_each(
+            [&](const InputCapability<T>& cap, std::vector<D>& data) { output.session(cap).give_vec(data); });
     };
   });
   return merged;

@@ -60,24 +60,25 @@ struct PartitionOp {
       streams.push_back(std::move(out_stream));
     }
     builder.build([&](std::vector<Capability<T>>) {
-      return [input = std::move(input), outputs = std::move(outputs), route = route, parts = parts]() mutable {
-        std::vector<std::optional<Session<T, Out>>> sessions(parts);
-        input.for_each_time([&](const InputCapability<T>& cap, std::vector<std::vector<D>>& batches) {
-          for (auto& batch : batches)
-            for (auto& record : batch) {
-              auto routed = route(std::move(record));
-              const Index index = routed.first;
-              if (std::cmp_less(index, 0) || std::cmp_greater_equal(index, parts))
-                throw Error("timely: partition: route returned part index " + describe(index) +
-                            " for a record at time " + describe(cap.time()) + ", but there are only " +
-                            std::to_string(parts) + " parts");
-              const auto part = static_cast<std::size_t>(index);
-              if (!sessions[part]) sessions[part].emplace(outputs[part].session(cap));
-              sessions[part]->give(std::move(routed.second));
-            }
-          for (auto& session : sessions) session.reset();  // sends this time's remaining records
-        });
-      };
+      return
+          [input = std::move(input), outputs = std::move(outputs), route = route, parts = parts]() mutable {
+            std::vector<std::optional<Session<T, Out>>> sessions(parts);
+            input.for_each_time([&](const InputCapability<T>& cap, std::vector<std::vector<D>>& batches) {
+              for (auto& batch : batches)
+                for (auto& record : batch) {
+                  auto routed = route(std::move(record));
+                  const Index index = routed.first;
+                  if (std::cmp_less(index, 0) || std::cmp_greater_equal(index, parts))
+                    throw Error("timely: partition: route returned part index " + describe(index) +
+                                " for a record at time " + describe(cap.time()) + ", but there are only " +
+                                std::to_string(parts) + " parts");
+                  const auto part = static_cast<std::size_t>(index);
+                  if (!sessions[part]) sessions[part].emplace(outputs[part].session(cap));
+                  sessions[part]->give(std::move(routed.second));
+                }
+              for (auto& session : sessions) session.reset();  // sends this time's remaining records
+            });
+          };
     });
     return streams;
   }

@@ -52,7 +52,9 @@ struct ParametersOf<F, std::void_t<decltype(&std::decay_t<F>::operator())>>
 
 /// Whether `F`'s parameter types are known (it is not generic or overloaded).
 template <class F>
-concept HasFixedParameters = requires { typename ParametersOf<F>::type; };
+concept HasFixedParameters = requires {
+  typename ParametersOf<F>::type;
+};
 
 /// The decayed type of parameter `I` of `F`.
 template <class F, std::size_t I>
