@@ -19,6 +19,7 @@
 #include <timely/dataflow/operators/aggregate.hpp>
 #include <timely/dataflow/operators/branch.hpp>
 #include <timely/dataflow/operators/broadcast.hpp>
+#include <timely/dataflow/operators/capture.hpp>
 #include <timely/dataflow/operators/concat.hpp>
 #include <timely/dataflow/operators/concatenate.hpp>
 #include <timely/dataflow/operators/count.hpp>
@@ -36,6 +37,9 @@
 #include <timely/dataflow/operators/reclock.hpp>
 #include <timely/dataflow/operators/state_machine.hpp>
 #include <timely/dataflow/operators/to_stream.hpp>
+#include <timely/dataflow/operators/unordered_input.hpp>
+#include <timely/synchronization/barrier.hpp>
+#include <timely/synchronization/sequencer.hpp>
 
 namespace timely {
 // The names programs use most, at the top level.

@@ -1,0 +1,63 @@
+// Helpers shared by the capture tests: a frontier recorder, bounded stepping, temp files.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <timely/timely.hpp>
+
+namespace capture_test {
+
+/// A sink recording every distinct frontier of its input (elements sorted), in order.
+template <class T, class D>
+auto record_frontiers(std::vector<std::vector<T>>& out) {
+  return timely::dataflow::operators::sink(timely::Pipeline{}, "Frontiers", [&out](const auto&) {
+    return [&out](timely::OperatorInput<T, D>& input) {
+      input.for_each([](const timely::InputCapability<T>&, std::vector<D>&) {});
+      std::vector<T> now(input.frontier().frontier().begin(), input.frontier().frontier().end());
+      std::sort(now.begin(), now.end());
+      if (out.empty() || out.back() != now) out.push_back(std::move(now));
+    };
+  });
+}
+
+/// Steps `worker` while `pred()` holds, at most `limit` times; returns whether `pred()` ended false.
+template <class P>
+bool step_while(timely::Worker& worker, P&& pred, std::size_t limit = 2'000'000) {
+  for (std::size_t i = 0; i < limit; ++i) {
+    if (!pred()) return true;
+    worker.step();
+  }
+  return !pred();
+}
+
+/// A fresh, empty directory under the system temp directory, removed when destroyed.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = std::filesystem::temp_directory_path() /
+            ("timely-capture-test-" + std::to_string(stamp) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(path_);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  [[nodiscard]] std::filesystem::path file(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace capture_test
