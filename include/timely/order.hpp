@@ -265,3 +265,74 @@ concept RefinesTo = Timestamp<Inner> && Timestamp<Outer> &&
 };
 
 }  // namespace timely
+
+#include <chrono>
+#include <utility>
+
+namespace timely {
+
+/// `std::chrono::duration` timestamps: totally ordered; the summary is a duration of the same
+/// type added with overflow checking; the minimum is zero, as in the reference (negative
+/// durations are not valid timestamps).
+template <class Rep, class Period>
+struct PartialOrderTraits<std::chrono::duration<Rep, Period>> {
+  static constexpr bool total = true;
+  static constexpr bool less_equal(std::chrono::duration<Rep, Period> a,
+                                   std::chrono::duration<Rep, Period> b) {
+    return a <= b;
+  }
+};
+template <class Rep, class Period>
+struct PathSummaryTraits<std::chrono::duration<Rep, Period>, std::chrono::duration<Rep, Period>> {
+  using D = std::chrono::duration<Rep, Period>;
+  static constexpr std::optional<D> results_in(D summary, D time) {
+    Rep out{};
+    if (__builtin_add_overflow(time.count(), summary.count(), &out)) return std::nullopt;
+    return D(out);
+  }
+  static constexpr std::optional<D> followed_by(D first, D second) { return results_in(first, second); }
+};
+template <class Rep, class Period>
+struct TimestampTraits<std::chrono::duration<Rep, Period>> {
+  using Summary = std::chrono::duration<Rep, Period>;
+  static constexpr std::chrono::duration<Rep, Period> minimum() {
+    return std::chrono::duration<Rep, Period>::zero();
+  }
+};
+/// `std::pair<A, B>` timestamps are ordered lexicographically: `a < b` iff `a.first < b.first`,
+/// or the firsts are equal and `a.second <= b.second` (unlike `Product`, whose order is the
+/// product order). Summaries are pairs applied per coordinate.
+template <PartialOrder A, PartialOrder B>
+struct PartialOrderTraits<std::pair<A, B>> {
+  static constexpr bool total = TotalOrder<A> && TotalOrder<B>;
+  static constexpr bool less_equal(const std::pair<A, B>& x, const std::pair<A, B>& y) {
+    return timely::less_than(x.first, y.first) ||
+           (x.first == y.first && timely::less_equal(x.second, y.second));
+  }
+};
+template <class SA, class SB, class A, class B>
+struct PathSummaryTraits<std::pair<SA, SB>, std::pair<A, B>> {
+  static constexpr std::optional<std::pair<A, B>> results_in(const std::pair<SA, SB>& s,
+                                                             const std::pair<A, B>& t) {
+    auto first = PathSummaryTraits<SA, A>::results_in(s.first, t.first);
+    if (!first) return std::nullopt;
+    auto second = PathSummaryTraits<SB, B>::results_in(s.second, t.second);
+    if (!second) return std::nullopt;
+    return std::pair<A, B>{*first, *second};
+  }
+  static constexpr std::optional<std::pair<SA, SB>> followed_by(const std::pair<SA, SB>& x,
+                                                                const std::pair<SA, SB>& y) {
+    auto first = PathSummaryTraits<SA, A>::followed_by(x.first, y.first);
+    if (!first) return std::nullopt;
+    auto second = PathSummaryTraits<SB, B>::followed_by(x.second, y.second);
+    if (!second) return std::nullopt;
+    return std::pair<SA, SB>{*first, *second};
+  }
+};
+template <Timestamp A, Timestamp B>
+struct TimestampTraits<std::pair<A, B>> {
+  using Summary = std::pair<SummaryOf<A>, SummaryOf<B>>;
+  static constexpr std::pair<A, B> minimum() { return {timely::minimum<A>(), timely::minimum<B>()}; }
+};
+
+}  // namespace timely

@@ -1,4 +1,5 @@
 // The per-record operators, exchange and concat: results and timestamps, on 1, 2 and 4 workers.
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -108,4 +109,35 @@ TEST_CASE("a stream can feed several operators", "[conformance]") {
     return seen;
   });
   CHECK(result == std::vector<std::int64_t>{-3, -2, -1, 1, 2, 3});
+}
+
+TEST_CASE("durations and lexicographic pairs work as dataflow timestamps", "[conformance]") {
+  using D = std::chrono::milliseconds;
+  auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
+    std::vector<std::pair<std::int64_t, int>> seen;
+    timely::InputHandle<D, int> input;
+    timely::ProbeHandle<D> probe;
+    worker.dataflow<D>([&](auto& scope) {
+      input.to_stream(scope) | exchange([](const int& x) { return static_cast<std::uint64_t>(x); }) |
+          inspect_time([&](const D& t, const int& x) { seen.emplace_back(t.count(), x); }) |
+          probe_with(probe);
+    });
+    for (int i = 0; i < 3; ++i) {
+      if (worker.index() == 0) input.send(i);
+      input.advance_to(D(250 * (i + 1)));
+      while (probe.less_than(input.time())) worker.step();
+    }
+    return seen;
+  });
+  CHECK(result == std::vector<std::pair<std::int64_t, int>>{{0, 0}, {250, 1}, {500, 2}});
+  timely::execute_directly([](timely::Worker& worker) {
+    using P = std::pair<std::uint64_t, std::uint64_t>;
+    timely::InputHandle<P, int> input;
+    timely::ProbeHandle<P> probe;
+    worker.dataflow<P>([&](auto& scope) { input.to_stream(scope) | probe_with(probe); });
+    input.advance_to(P{1, 5});
+    input.advance_to(P{2, 0});  // lexicographically later although the second coordinate drops
+    while (probe.less_than(input.time())) worker.step();
+    CHECK_FALSE(probe.less_than(P{2, 0}));
+  });
 }

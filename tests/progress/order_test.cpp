@@ -1,8 +1,10 @@
 // Timestamps and path summaries: minimums, overflow, the product order (SEMANTICS.md §1).
 #include <timely/order.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "support/catch.hpp"
 
@@ -56,4 +58,27 @@ TEST_CASE("product summaries apply per coordinate and fail if either fails", "[p
   CHECK(timely::followed_by<P>(S{1, 2}, S{3, 4}) == S{4, 6});
   STATIC_REQUIRE(timely::Timestamp<P>);
   STATIC_REQUIRE(timely::Timestamp<Product<P, std::uint8_t>>);
+}
+
+TEST_CASE("durations are totally ordered timestamps starting at zero", "[progress][order]") {
+  using D = std::chrono::milliseconds;
+  STATIC_REQUIRE(timely::Timestamp<D>);
+  STATIC_REQUIRE(timely::TotalOrder<D>);
+  STATIC_REQUIRE(timely::RefinesTo<D, timely::Unit>);
+  CHECK(timely::minimum<D>() == D::zero());
+  CHECK(timely::results_in<D>(D(5), D(7)) == D(12));
+  CHECK_FALSE(timely::results_in<D>(D(1), D::max()).has_value());
+}
+
+TEST_CASE("pairs are ordered lexicographically, unlike products", "[progress][order]") {
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  STATIC_REQUIRE(timely::Timestamp<P>);
+  STATIC_REQUIRE(timely::TotalOrder<P>);
+  CHECK(timely::less_equal(P{1, 9}, P{2, 0}));  // not related in the product order
+  CHECK_FALSE(timely::less_equal(timely::Product<std::uint64_t, std::uint64_t>{1, 9},
+                                 timely::Product<std::uint64_t, std::uint64_t>{2, 0}));
+  CHECK(timely::less_equal(P{2, 3}, P{2, 3}));
+  CHECK_FALSE(timely::less_equal(P{2, 4}, P{2, 3}));
+  CHECK(timely::results_in<P>(P{0, 1}, P{4, 4}) == P{4, 5});
+  CHECK(timely::minimum<P>() == P{0, 0});
 }
