@@ -3,7 +3,7 @@
 # Needs root (or sudo). Safe to run repeatedly.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build
+  build-essential cmake ninja-build python3
   libboost1.81-dev libfmt-dev libcli11-dev catch2 libbenchmark-dev
   ca-certificates
 )

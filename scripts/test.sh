@@ -13,6 +13,7 @@ jobs=$(nproc)
 
 bash scripts/install-deps.sh
 bash scripts/fetch-data.sh
+bash scripts/fetch-graphs.sh
 
 echo "== dev =="
 cmake --preset dev >/dev/null

@@ -6,14 +6,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "bfs_dataflow.hpp"
 #include "graph_common.hpp"

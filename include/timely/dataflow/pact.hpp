@@ -101,8 +101,8 @@ class ExchangePusher final : public MessagePush<T, D> {
 }  // namespace detail
 
 /// Routes each record to worker `route(record) % peers`. `Route` is a callable
-/// `(const D&) -> integer` (a hash of the record, or of its key); it must give the same answer
-/// on every worker.
+/// `(const D&) -> integer` (a hash of the record, or of its key). It must be a function of the
+/// record alone, so that a record is routed alike wherever it is produced.
 template <class Route>
 struct Exchange {
   Route route;
