@@ -12,18 +12,7 @@
 #include <cstdint>
 #include <utility>
 
-// GCC 12 reports impossible memcpy sizes inside small_vector's moves at -O2/-O3 (GCC bug
-// 105651 and relatives); the code is correct, so keep the false positive out of users' builds.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#endif
-#include <boost/container/small_vector.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <timely/container/small_vector.hpp>
 
 namespace timely::progress {
 
@@ -38,7 +27,7 @@ template <class T>
 class ChangeBatch {
  public:
   using value_type = std::pair<T, std::int64_t>;
-  using Storage = boost::container::small_vector<value_type, 2>;
+  using Storage = container::SmallVector<value_type, 2>;
 
   ChangeBatch() = default;
 

@@ -13,18 +13,7 @@
 #include <initializer_list>
 #include <utility>
 
-// GCC 12 reports impossible memcpy sizes inside small_vector's moves at -O2/-O3 (GCC bug
-// 105651 and relatives); the code is correct, so keep the false positive out of users' builds.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#endif
-#include <boost/container/small_vector.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <timely/container/small_vector.hpp>
 
 #include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
@@ -38,7 +27,7 @@ namespace timely::progress {
 template <PartialOrder T>
 class Antichain {
  public:
-  using Storage = boost::container::small_vector<T, 1>;
+  using Storage = container::SmallVector<T, 1>;
 
   /// The empty antichain (a complete frontier).
   Antichain() = default;
