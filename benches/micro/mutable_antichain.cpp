@@ -102,8 +102,7 @@ void BM_MutableAntichain_AdvanceWithOutstanding(benchmark::State& state) {
   std::int64_t changes = 0;
   for (auto _ : state) {
     // Retire the oldest epoch, open one at the far end of the window.
-    const std::array<std::pair<T, std::int64_t>, 2> batch{
-        {{Times<T>::offset(t, outstanding), 1}, {t, -1}}};
+    const std::array<std::pair<T, std::int64_t>, 2> batch{{{Times<T>::offset(t, outstanding), 1}, {t, -1}}};
     frontier.update_iter(batch, [&](const T&, std::int64_t) { ++changes; });
     t = Times<T>::next(t);
     benchmark::DoNotOptimize(changes);

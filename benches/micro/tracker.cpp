@@ -69,16 +69,15 @@ void BM_Tracker_ChainAdvance(benchmark::State& state) {
     ++t;
   }
   // Sanity: the last operator's input frontier must now be {t}.
-  const auto& last =
-      tracker.implications(timely::progress::Location::of(Target{operators, 0}));
+  const auto& last = tracker.implications(timely::progress::Location::of(Target{operators, 0}));
   if (operators >= 2 && (last.size() != 1 || last[0] != t))
     state.SkipWithError("frontier at the end of the chain did not follow the input");
   state.SetItemsProcessed(state.iterations());
   state.counters["input_frontier_changes"] =
       benchmark::Counter(static_cast<double>(drained), benchmark::Counter::kAvgIterations);
-  state.counters["locations/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * static_cast<double>(2 * operators - 1),
-      benchmark::Counter::kIsRate);
+  state.counters["locations/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(2 * operators - 1),
+                         benchmark::Counter::kIsRate);
 }
 
 void BM_Tracker_ChainBuild(benchmark::State& state) {
