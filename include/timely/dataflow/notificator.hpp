@@ -40,7 +40,8 @@ class FrontierNotificator {
     if (pending_.empty()) return;
     std::sort(pending_.begin(), pending_.end(),
               [](const auto& a, const auto& b) { return a.first.time() < b.first.time(); });
-    std::vector<std::pair<Capability<T>, std::int64_t>> still;
+    auto& still = scratch_;
+    still.clear();
     for (std::size_t i = 0; i < pending_.size();) {
       std::size_t j = i + 1;
       std::int64_t count = pending_[i].second;
@@ -54,7 +55,7 @@ class FrontierNotificator {
       target.emplace_back(std::move(pending_[i].first), count);
       i = j;  // the other capabilities for this time are dropped here: one suffices
     }
-    pending_ = std::move(still);
+    std::swap(pending_, still);
     std::sort(available_.begin(), available_.end(),
               [](const auto& a, const auto& b) { return b.first.time() < a.first.time(); });  // smallest last
   }
@@ -96,6 +97,7 @@ class FrontierNotificator {
  private:
   std::vector<std::pair<Capability<T>, std::int64_t>> pending_;
   std::vector<std::pair<Capability<T>, std::int64_t>> available_;  // sorted, smallest time last
+  std::vector<std::pair<Capability<T>, std::int64_t>> scratch_;    // reused by make_available
 };
 
 /// A `FrontierNotificator` together with an operator's input frontiers, as `unary_notify` and

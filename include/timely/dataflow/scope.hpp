@@ -53,10 +53,10 @@ class Schedulable {
 /// by every receiver rather than copied.
 template <Timestamp T>
 struct ProgressMessage {
-  using Update = std::pair<std::pair<progress::Location, T>, std::int64_t>;
+  using Updates = typename progress::ChangeBatch<std::pair<progress::Location, T>>::Storage;
   std::size_t from = 0;
   std::size_t seq = 0;
-  std::shared_ptr<const std::vector<Update>> updates;
+  std::shared_ptr<const Updates> updates;
 };
 
 template <Timestamp TOuter, Timestamp TInner>
@@ -541,8 +541,8 @@ void Subgraph<TOuter, TInner>::send_progress() {
   ProgressMessage<TInner> message;
   message.from = worker_.index();
   message.seq = progress_seq_++;
-  message.updates = std::make_shared<const std::vector<typename ProgressMessage<TInner>::Update>>(
-      updates.begin(), updates.end());
+  // The compacted batch moves into the message (no copy); receivers share it.
+  message.updates = std::make_shared<const typename ProgressMessage<TInner>::Updates>(std::move(updates));
   progress_push_->send(std::move(message));
   progress_push_->done();
 }
