@@ -40,6 +40,21 @@ class ChangeBatch {
     maintain_bounds();
   }
 
+  /// Adds `diff` to `key` and leaves the batch compacted (compacting first if it was dirty): a
+  /// sorted insert, cheaper than append-then-compact when the batch is read after every update.
+  void update_sorted(const T& key, std::int64_t diff) {
+    compact();
+    auto it = std::lower_bound(updates_.begin(), updates_.end(), key,
+                               [](const value_type& entry, const T& k) { return entry.first < k; });
+    if (it != updates_.end() && it->first == key) {
+      it->second += diff;
+      if (it->second == 0) updates_.erase(it);
+    } else if (diff != 0) {
+      updates_.insert(it, value_type(key, diff));
+    }
+    clean_ = updates_.size();
+  }
+
   /// Appends every `(key, diff)` of `range`.
   template <class Range>
   void extend(const Range& range) {

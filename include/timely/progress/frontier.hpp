@@ -130,7 +130,12 @@ class MutableAntichain {
   void update(const T& time, std::int64_t diff, F&& on_change) {
     if (diff == 0) return;
     const bool rebuild = needs_rebuild(time, diff);
-    updates_.update(time, diff);
+    // Few distinct times (the common case): keep the counts sorted as we go, so the rebuild
+    // reads them without sorting. Many: append and let the rebuild compact once.
+    if (updates_.raw_size() <= 16)
+      updates_.update_sorted(time, diff);
+    else
+      updates_.update(time, diff);
     if (rebuild) do_rebuild(on_change);
   }
 
