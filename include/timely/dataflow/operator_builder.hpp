@@ -324,7 +324,6 @@ class OperatorBuilder {
     connections_.push_back(&state->connection);
     publishers_.push_back(
         [state, port](SharedProgress<T>& p) { state->consumed.drain_into(p.consumeds[port]); });
-    keep_alive_.push_back(state);
     return OperatorInput<T, D>(std::move(state));
   }
 
@@ -392,7 +391,6 @@ class OperatorBuilder {
   std::vector<std::shared_ptr<progress::ChangeBatch<T>>> internals_;
   std::vector<std::function<void(SharedProgress<T>&)>> publishers_;
   std::vector<std::function<void()>> flushers_;
-  std::vector<std::shared_ptr<void>> keep_alive_;
 };
 
 }  // namespace timely::dataflow

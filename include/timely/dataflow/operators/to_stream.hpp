@@ -35,18 +35,19 @@ auto to_stream(Scope<T>& scope, R&& range) {
   auto activator = builder.activator();
   auto owned = std::make_shared<Range>(std::forward<R>(range));
   builder.build([&](std::vector<Capability<T>> caps) {
-    auto cap = std::make_shared<std::optional<Capability<T>>>(std::move(caps[0]));
-    auto it = std::make_shared<std::ranges::iterator_t<Range>>(std::ranges::begin(*owned));
-    return [owned, it, cap, activator, output = std::move(output)]() mutable {
-      if (!*cap) return;
+    // The logic owns the range (shared, so the logic stays copyable), its position in it, and
+    // the capability until the range is exhausted.
+    return [owned, it = std::ranges::begin(*owned), cap = std::optional<Capability<T>>(std::move(caps[0])),
+            activator, output = std::move(output)]() mutable {
+      if (!cap) return;
       {
-        auto session = output.session(**cap);
+        auto session = output.session(*cap);
         const std::size_t budget = 256 * container::default_capacity<D>();
-        for (std::size_t sent = 0; sent < budget && *it != std::ranges::end(*owned); ++sent, ++*it)
-          session.give(D(**it));
+        for (std::size_t sent = 0; sent < budget && it != std::ranges::end(*owned); ++sent, ++it)
+          session.give(D(*it));
       }
-      if (*it == std::ranges::end(*owned))
-        cap->reset();
+      if (it == std::ranges::end(*owned))
+        cap.reset();
       else
         activator.activate();
     };
