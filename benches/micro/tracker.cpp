@@ -10,6 +10,7 @@
 //     `update_source(+1 at t+1)` on node 1's output, `propagate_all()`, then draining
 //     `pushed_changes()` (which holds a -1/+1 frontier change at each of the L-1 inputs).
 //     Items processed = epoch advances; `input_frontier_changes` counts the drained changes.
+//   * `LoopRound`: one round of a one-operator loop with a feedback edge (see below).
 //   * `Build/L`: `Builder::build()` for the same graph (the summary search and the tracker's
 //     per-location state), including destruction of the result. Items processed = builds.
 //
@@ -91,7 +92,47 @@ void BM_Tracker_ChainBuild(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// `LoopRound`: the shape of examples/barrier.cpp, the latency benchmark of progress tracking:
+// node 1 is a feedback operator (summary +1) and node 2 an operator holding one capability on
+// its output, which feeds back into node 1. Each iteration moves the capability from t to t + 1
+// (one batch: -1 at t, +1 at t + 1), propagates, and drains the input frontier changes, as a
+// scope does every round.
+void BM_Tracker_LoopRound(benchmark::State& state) {
+  Builder<Time> builder;
+  builder.add_node(0, 0, 0, {});
+  builder.add_node(1, 1, 1, {{timely::progress::Antichain<Summary>(Summary{1})}});
+  builder.add_node(2, 1, 1, identity_connectivity<Summary>(1, 1));
+  builder.add_edge(Source{1, 0}, Target{2, 0});
+  builder.add_edge(Source{2, 0}, Target{1, 0});
+  auto [tracker, scope_summary] = builder.build();
+  benchmark::DoNotOptimize(scope_summary.size());
+  const Source cap{2, 0};
+  Time t = 0;
+  tracker.update_source(cap, t, 1);
+  tracker.propagate_all();
+  tracker.pushed_changes().clear();
+  std::int64_t drained = 0;
+  for (auto _ : state) {
+    tracker.update_source(cap, t, -1);
+    tracker.update_source(cap, t + 1, 1);
+    tracker.propagate_all();
+    tracker.pushed_changes().drain_raw(
+        [&](const std::tuple<std::size_t, std::size_t, Time>& where, std::int64_t diff) {
+          benchmark::DoNotOptimize(where);
+          benchmark::DoNotOptimize(diff);
+          ++drained;
+        });
+    ++t;
+  }
+  const auto& input = tracker.implications(timely::progress::Location::of(Target{2, 0}));
+  if (input.size() != 1 || input[0] != t + 1) state.SkipWithError("the loop's input frontier did not follow");
+  state.SetItemsProcessed(state.iterations());
+  state.counters["input_frontier_changes"] =
+      benchmark::Counter(static_cast<double>(drained), benchmark::Counter::kAvgIterations);
+}
+
 BENCHMARK(BM_Tracker_ChainAdvance)->ArgName("L")->Arg(10)->Arg(100)->Arg(1000);
 BENCHMARK(BM_Tracker_ChainBuild)->ArgName("L")->Arg(10)->Arg(100)->Arg(1000);
+BENCHMARK(BM_Tracker_LoopRound);
 
 }  // namespace

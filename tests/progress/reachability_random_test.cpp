@@ -8,7 +8,9 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "support/catch.hpp"
@@ -134,6 +136,7 @@ void run_random_graph(std::uint64_t seed) {
 
   // Random pointstamp updates, checked after every batch.
   std::map<std::pair<Location, T>, std::int64_t> counts;
+  std::map<std::tuple<std::size_t, std::size_t, T>, std::int64_t> pushed;
   std::vector<MutableAntichain<T>> outputs(scope_outputs);
   for (int round = 0; round < 60; ++round) {
     const int batch = 1 + static_cast<int>(rng() % 4);
@@ -149,7 +152,16 @@ void run_random_graph(std::uint64_t seed) {
         tracker.update_target(Target{loc.node, loc.port}, time, diff);
     }
     tracker.propagate_all();
-    tracker.pushed_changes().clear();
+    // Pushed changes: net per target within one call (no key twice, no zero), and their running
+    // sum is exactly the implications frontier at every target.
+    {
+      std::set<std::tuple<std::size_t, std::size_t, T>> keys;
+      for (const auto& [key, diff] : tracker.pushed_changes().raw()) {
+        REQUIRE(diff != 0);
+        REQUIRE(keys.insert(key).second);
+      }
+      tracker.pushed_changes().drain_raw([&](const auto& key, std::int64_t diff) { pushed[key] += diff; });
+    }
     for (std::size_t j = 0; j < scope_outputs; ++j) outputs[j].update_iter(tracker.output_changes(j).take());
 
     for (std::size_t b = 0; b < L; ++b) {
@@ -162,6 +174,16 @@ void run_random_graph(std::uint64_t seed) {
       INFO("round " << round << " location (" << model.locations[b].node << ", " << model.locations[b].port
                     << (model.locations[b].is_source ? ", source)" : ", target)"));
       REQUIRE(tracker.implications(model.locations[b]) == expected);
+      if (!model.locations[b].is_source) {
+        Antichain<T> from_pushed;
+        for (const auto& [key, count] : pushed) {
+          if (std::get<0>(key) != model.locations[b].node || std::get<1>(key) != model.locations[b].port)
+            continue;
+          REQUIRE((count == 0 || count == 1));
+          if (count == 1) REQUIRE(from_pushed.insert(std::get<2>(key)));
+        }
+        REQUIRE(from_pushed == expected);
+      }
     }
     for (std::size_t j = 0; j < scope_outputs; ++j) {
       Antichain<T> expected;

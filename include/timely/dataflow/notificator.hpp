@@ -16,11 +16,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include <timely/container/small_vector.hpp>
 #include <timely/dataflow/capability.hpp>
 #include <timely/progress/frontier.hpp>
 
@@ -36,28 +40,38 @@ class FrontierNotificator {
   void notify_at(Capability<T> cap) { pending_.emplace_back(std::move(cap), 1); }
 
   /// Moves requests whose times are complete at every input in `frontiers` to the available set.
+  /// Requests for the same time are merged into one (with the summed count) as they are sorted.
   void make_available(Frontiers frontiers) {
     if (pending_.empty()) return;
-    std::sort(pending_.begin(), pending_.end(),
-              [](const auto& a, const auto& b) { return a.first.time() < b.first.time(); });
-    auto& still = scratch_;
-    still.clear();
+    if (pending_.size() == 1) {  // the common case: one outstanding request
+      if (!complete(pending_[0].first.time(), frontiers)) return;
+      available_.push_back(std::move(pending_[0]));
+      pending_.pop_back();
+      if (available_.size() > 1) sort_available();
+      return;
+    }
+    const auto by_time = [](const auto& a, const auto& b) { return a.first.time() < b.first.time(); };
+    std::sort(pending_.begin(), pending_.end(), by_time);
+    std::size_t kept = 0;
+    bool added = false;
     for (std::size_t i = 0; i < pending_.size();) {
       std::size_t j = i + 1;
       std::int64_t count = pending_[i].second;
       while (j < pending_.size() && pending_[j].first.time() == pending_[i].first.time())
         count += pending_[j++].second;
       const T& time = pending_[i].first.time();
-      const bool ready =
-          std::none_of(frontiers.begin(), frontiers.end(),
-                       [&](const progress::MutableAntichain<T>* f) { return f->less_equal(time); });
-      auto& target = ready ? available_ : still;
-      target.emplace_back(std::move(pending_[i].first), count);
-      i = j;  // the other capabilities for this time are dropped here: one suffices
+      if (complete(time, frontiers)) {
+        available_.emplace_back(std::move(pending_[i].first), count);
+        added = true;
+      } else {
+        if (kept != i) pending_[kept].first = std::move(pending_[i].first);
+        pending_[kept].second = count;
+        ++kept;
+      }
+      i = j;  // the other capabilities for this time are dropped below: one suffices
     }
-    std::swap(pending_, still);
-    std::sort(available_.begin(), available_.end(),
-              [](const auto& a, const auto& b) { return b.first.time() < a.first.time(); });  // smallest last
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(kept), pending_.end());
+    if (added && available_.size() > 1) sort_available();
   }
 
   /// The next available notification and how many requests it merges, if any.
@@ -95,9 +109,19 @@ class FrontierNotificator {
   [[nodiscard]] bool empty() const noexcept { return pending_.empty() && available_.empty(); }
 
  private:
+  // Whether no input frontier has an element <= `time`.
+  static bool complete(const T& time, Frontiers frontiers) {
+    for (const auto* f : frontiers)
+      if (f->less_equal(time)) return false;
+    return true;
+  }
+  void sort_available() {
+    std::sort(available_.begin(), available_.end(),
+              [](const auto& a, const auto& b) { return b.first.time() < a.first.time(); });  // smallest last
+  }
+
   std::vector<std::pair<Capability<T>, std::int64_t>> pending_;
   std::vector<std::pair<Capability<T>, std::int64_t>> available_;  // sorted, smallest time last
-  std::vector<std::pair<Capability<T>, std::int64_t>> scratch_;    // reused by make_available
 };
 
 /// A `FrontierNotificator` together with an operator's input frontiers, as `unary_notify` and
@@ -105,31 +129,38 @@ class FrontierNotificator {
 template <Timestamp T>
 class Notificator {
  public:
-  Notificator(FrontierNotificator<T>& inner, std::vector<const progress::MutableAntichain<T>*> frontiers)
-      : inner_(&inner), frontiers_(std::move(frontiers)) {}
+  Notificator(FrontierNotificator<T>& inner,
+              std::initializer_list<const progress::MutableAntichain<T>*> frontiers)
+      : inner_(&inner), frontiers_(frontiers.begin(), frontiers.end()) {}
+  Notificator(FrontierNotificator<T>& inner,
+              const std::vector<const progress::MutableAntichain<T>*>& frontiers)
+      : inner_(&inner), frontiers_(frontiers.begin(), frontiers.end()) {}
 
   /// Requests a notification at `cap.time()`.
   void notify_at(Capability<T> cap) { inner_->notify_at(std::move(cap)); }
   /// The frontier of input `input`.
   [[nodiscard]] const progress::MutableAntichain<T>& frontier(std::size_t input) const {
-    return *frontiers_.at(input);
+    if (input >= frontiers_.size())
+      throw std::out_of_range("Notificator::frontier: no input " + std::to_string(input));
+    return *frontiers_[input];
   }
   /// The next complete notification and its request count, if any.
-  std::optional<std::pair<Capability<T>, std::int64_t>> next_count() {
-    return inner_->next_count(frontiers_);
-  }
+  std::optional<std::pair<Capability<T>, std::int64_t>> next_count() { return inner_->next_count(view()); }
   /// The next complete notification, if any.
-  std::optional<Capability<T>> next() { return inner_->next(frontiers_); }
+  std::optional<Capability<T>> next() { return inner_->next(view()); }
   /// Calls `f(Capability<T>, count, Notificator&)` for each complete notification, in order; `f`
   /// may request further notifications.
   template <class F>
   void for_each(F&& f) {
-    while (auto n = inner_->next_count(frontiers_)) f(std::move(n->first), n->second, *this);
+    while (auto n = inner_->next_count(view())) f(std::move(n->first), n->second, *this);
   }
 
  private:
+  typename FrontierNotificator<T>::Frontiers view() const { return {frontiers_.data(), frontiers_.size()}; }
+
   FrontierNotificator<T>* inner_;
-  std::vector<const progress::MutableAntichain<T>*> frontiers_;
+  // Inline storage: a notificator is built at every scheduling of a `*_notify` operator.
+  container::SmallVector<const progress::MutableAntichain<T>*, 2> frontiers_;
 };
 
 }  // namespace timely::dataflow

@@ -248,7 +248,10 @@ class OperatorCore final : public Operate<T> {
 
   bool schedule() override {
     for (std::size_t i = 0; i < frontiers_.size(); ++i)
-      if (!progress_.frontiers[i].is_empty()) frontiers_[i]->update_iter(progress_.frontiers[i].take());
+      if (!progress_.frontiers[i].is_empty()) {
+        frontiers_[i]->update_iter(progress_.frontiers[i].view());
+        progress_.frontiers[i].clear();
+      }
     bool incomplete = false;
     if constexpr (std::is_same_v<std::invoke_result_t<Logic&>, bool>)
       incomplete = logic_();

@@ -27,7 +27,8 @@ template <class T>
 class ChangeBatch {
  public:
   using value_type = std::pair<T, std::int64_t>;
-  using Storage = container::SmallVector<value_type, 2>;
+  static constexpr std::size_t kInline = 2;
+  using Storage = container::SmallVector<value_type, kInline>;
 
   ChangeBatch() = default;
 
@@ -44,13 +45,27 @@ class ChangeBatch {
   /// sorted insert, cheaper than append-then-compact when the batch is read after every update.
   void update_sorted(const T& key, std::int64_t diff) {
     compact();
-    auto it = std::lower_bound(updates_.begin(), updates_.end(), key,
-                               [](const value_type& entry, const T& k) { return entry.first < k; });
-    if (it != updates_.end() && it->first == key) {
-      it->second += diff;
-      if (it->second == 0) updates_.erase(it);
+    const std::size_t n = updates_.size();
+    value_type* data = updates_.data();
+    std::size_t i = 0;
+    if (n <= 8) {
+      while (i < n && data[i].first < key) ++i;  // tiny: a scan beats a binary search
+    } else {
+      i = static_cast<std::size_t>(
+          std::lower_bound(data, data + n, key,
+                           [](const value_type& entry, const T& k) { return entry.first < k; }) -
+          data);
+    }
+    if (i < n && data[i].first == key) {
+      if ((data[i].second += diff) == 0) {
+        // Bubble the dead entry to the back (the tail is short), then drop it.
+        for (std::size_t j = i + 1; j < n; ++j) std::swap(data[j - 1], data[j]);
+        updates_.pop_back();
+      }
     } else if (diff != 0) {
-      updates_.insert(it, value_type(key, diff));
+      updates_.emplace_back(key, diff);
+      data = updates_.data();
+      for (std::size_t j = n; j > i; --j) std::swap(data[j], data[j - 1]);  // into place
     }
     clean_ = updates_.size();
   }
@@ -99,12 +114,31 @@ class ChangeBatch {
     clean_ = 0;
   }
 
+  /// Calls `f(key, diff)` for every entry as it was appended, without compacting (keys may
+  /// repeat and diffs may be zero), then empties the batch. For consumers that accumulate the
+  /// updates into other change batches or antichains, where only the sums matter.
+  template <class F>
+  void drain_raw(F&& f) {
+    for (auto& [key, diff] : updates_) f(key, diff);
+    updates_.clear();
+    clean_ = 0;
+  }
+
+  /// The entries as appended, without compacting (keys may repeat, diffs may be zero).
+  [[nodiscard]] const Storage& raw() const noexcept { return updates_; }
+
   /// Moves every update of this batch into `other` (a swap when `other` is empty).
   void drain_into(ChangeBatch& other) {
-    if (other.updates_.empty()) {
+    if (updates_.empty()) {
+      clean_ = 0;
+      return;
+    }
+    if (other.updates_.empty() && updates_.size() > kInline) {
+      // A heap-allocated buffer changes hands; small inline batches are cheaper to copy.
       std::swap(updates_, other.updates_);
       std::swap(clean_, other.clean_);
     } else {
+      if (other.updates_.empty()) other.clean_ = clean_;
       for (auto& u : updates_) other.updates_.push_back(std::move(u));
       other.maintain_bounds();
     }
@@ -120,7 +154,38 @@ class ChangeBatch {
 
   /// Sorts, merges equal keys and drops zero diffs; no-op when already clean.
   void compact() {
-    if (clean_ < updates_.size() && updates_.size() > 1) {
+    if (clean_ < updates_.size()) compact_dirty();
+  }
+
+  /// Raw entries including the dirty tail; for tests and diagnostics.
+  [[nodiscard]] std::size_t raw_size() const noexcept { return updates_.size(); }
+
+  /// Semantic equality: the compacted contents are equal (compacts copies; not for hot paths).
+  friend bool operator==(const ChangeBatch& a, const ChangeBatch& b) {
+    ChangeBatch x = a, y = b;
+    x.compact();
+    y.compact();
+    return x.updates_ == y.updates_;
+  }
+
+ private:
+  void maintain_bounds() {
+    if (updates_.size() > 32 && updates_.size() / 2 >= clean_) compact();
+  }
+
+  // The work of compact(), out of line so that the common clean case stays a single compare.
+  [[gnu::noinline]] void compact_dirty() {
+    if (updates_.size() == 2) {
+      // The most common dirty shape (a capability moving: -1 at one time, +1 at another).
+      if (updates_[0].first == updates_[1].first) {
+        updates_[0].second += updates_[1].second;
+        updates_.pop_back();
+      } else if (updates_[1].first < updates_[0].first) {
+        std::swap(updates_[0], updates_[1]);
+      }
+      if (updates_.back().second == 0) updates_.pop_back();
+      if (!updates_.empty() && updates_.front().second == 0) updates_.erase(updates_.begin());
+    } else if (updates_.size() > 1) {
       auto by_key = [](const value_type& a, const value_type& b) { return a.first < b.first; };
       if (updates_.size() <= 16) {
         // Progress batches are usually tiny: a plain insertion sort beats std::sort's set-up.
@@ -147,22 +212,6 @@ class ChangeBatch {
       updates_.clear();
     }
     clean_ = updates_.size();
-  }
-
-  /// Raw entries including the dirty tail; for tests and diagnostics.
-  [[nodiscard]] std::size_t raw_size() const noexcept { return updates_.size(); }
-
-  /// Semantic equality: the compacted contents are equal (compacts copies; not for hot paths).
-  friend bool operator==(const ChangeBatch& a, const ChangeBatch& b) {
-    ChangeBatch x = a, y = b;
-    x.compact();
-    y.compact();
-    return x.updates_ == y.updates_;
-  }
-
- private:
-  void maintain_bounds() {
-    if (updates_.size() > 32 && updates_.size() / 2 >= clean_) compact();
   }
 
   Storage updates_;

@@ -20,6 +20,9 @@
 
 namespace timely::progress {
 
+template <PartialOrder T>
+class MutableAntichain;
+
 /// A minimal set of mutually incomparable elements of partial order `T`.
 ///
 /// The empty antichain is the top element: it means "nothing more can arrive", so both
@@ -91,6 +94,9 @@ class Antichain {
   }
 
  private:
+  template <PartialOrder U>
+  friend class MutableAntichain;  // maintains a one-element frontier in place for total orders
+
   Storage elements_;
 };
 
@@ -120,7 +126,7 @@ class MutableAntichain {
     for (const auto& [time, diff] : updates) {
       if (diff == 0) continue;
       rebuild = rebuild || needs_rebuild(time, diff);
-      updates_.update(time, diff);
+      add(time, diff);
     }
     if (rebuild) do_rebuild(on_change);
   }
@@ -130,12 +136,7 @@ class MutableAntichain {
   void update(const T& time, std::int64_t diff, F&& on_change) {
     if (diff == 0) return;
     const bool rebuild = needs_rebuild(time, diff);
-    // Few distinct times (the common case): keep the counts sorted as we go, so the rebuild
-    // reads them without sorting. Many: append and let the rebuild compact once.
-    if (updates_.raw_size() <= 16)
-      updates_.update_sorted(time, diff);
-    else
-      updates_.update(time, diff);
+    add(time, diff);
     if (rebuild) do_rebuild(on_change);
   }
 
@@ -146,8 +147,18 @@ class MutableAntichain {
   }
 
   [[nodiscard]] const Antichain<T>& frontier() const noexcept { return frontier_; }
-  [[nodiscard]] bool less_than(const T& t) const { return frontier_.less_than(t); }
-  [[nodiscard]] bool less_equal(const T& t) const { return frontier_.less_equal(t); }
+  [[nodiscard]] bool less_than(const T& t) const {
+    if constexpr (TotalOrder<T>)  // at most one frontier element
+      return !frontier_.empty() && timely::less_than(frontier_[0], t);
+    else
+      return frontier_.less_than(t);
+  }
+  [[nodiscard]] bool less_equal(const T& t) const {
+    if constexpr (TotalOrder<T>)
+      return !frontier_.empty() && timely::less_equal(frontier_[0], t);
+    else
+      return frontier_.less_equal(t);
+  }
   [[nodiscard]] bool is_empty() const noexcept { return frontier_.empty(); }
 
   /// Sum of the counts recorded for exactly `time`.
@@ -162,9 +173,25 @@ class MutableAntichain {
   [[nodiscard]] const auto& counts() { return updates_.view(); }
 
  private:
+  void add(const T& time, std::int64_t diff) {
+    // Few distinct times (the common case): keep the counts sorted as we go, so the rebuild
+    // reads them without sorting. Many: append and let the rebuild compact once.
+    if (updates_.raw_size() <= 16)
+      updates_.update_sorted(time, diff);
+    else
+      updates_.update(time, diff);
+  }
+
   bool needs_rebuild(const T& time, std::int64_t diff) const {
     // A time strictly above some frontier element cannot change the frontier; neither can a
     // decrement at a time no frontier element is <= (its count cannot be positive there).
+    if constexpr (TotalOrder<T>) {
+      // At most one frontier element: the same tests without the loops.
+      if (frontier_.empty()) return diff > 0;
+      const T& f = frontier_[0];
+      if (timely::less_than(f, time)) return false;
+      return diff > 0 || timely::less_equal(f, time);
+    }
     if (frontier_.less_than(time)) return false;
     if (diff < 0 && !frontier_.less_equal(time)) return false;
     return true;
@@ -183,14 +210,19 @@ class MutableAntichain {
           least = &t;
           break;
         }
-      if (!frontier_.empty() && (least == nullptr || !(frontier_[0] == *least))) {
+      if (frontier_.empty()) {
+        if (least == nullptr) return;
+        frontier_.elements_.push_back(*least);
+      } else {
+        if (least != nullptr && frontier_[0] == *least) return;
         on_change(frontier_[0], -1);
-        frontier_.clear();
+        if (least == nullptr) {
+          frontier_.elements_.clear();
+          return;
+        }
+        frontier_.elements_[0] = *least;
       }
-      if (least != nullptr && frontier_.empty()) {
-        frontier_.insert(*least);
-        on_change(*least, 1);
-      }
+      on_change(frontier_[0], 1);
     } else {
       scratch_.clear();
       // Scanning in the total order (which extends the partial order) means a later element can

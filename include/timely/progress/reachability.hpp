@@ -13,8 +13,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
-#include <queue>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -130,23 +131,128 @@ class Builder {
   std::vector<Node> nodes_;
 };
 
+namespace detail {
+
+/// The tracker's worklist: pending implication changes `(time, location, diff)`, popped least
+/// `(time, location)` first with the diffs of equal keys summed (zero sums are skipped).
+///
+/// Progress propagation usually holds a handful of entries, so they are kept in a vector sorted
+/// by decreasing key (the least at the back): a push merges into an existing entry with the same
+/// key or inserts in place, and a pop is a `pop_back`. Past `kSortedLimit` entries it switches to
+/// a binary heap (merging equal keys when popping), and back to the sorted vector once empty.
+/// Either way, `pop` yields exactly what a binary heap that merges equal keys on pop yields.
+template <class T>
+class Worklist {
+ public:
+  struct Entry {
+    T time;
+    std::uint32_t loc = 0;
+    std::int64_t diff = 0;
+  };
+  static constexpr std::size_t kSortedLimit = 64;
+
+  [[nodiscard]] bool empty() const noexcept { return items_.empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
+  /// Whether the worklist is currently a heap rather than a sorted vector (for tests).
+  [[nodiscard]] bool heap_mode() const noexcept { return heap_; }
+
+  /// Adds `diff` at `(time, loc)`.
+  [[gnu::always_inline]] inline void push(const T& time, std::uint32_t loc, std::int64_t diff) {
+    if (diff == 0) return;
+    if (heap_ || items_.size() >= kSortedLimit) return push_heap(time, loc, diff);
+    // Sorted by decreasing key: find the first position from the back whose key is not less.
+    std::size_t i = items_.size();
+    while (i > 0 && key_less(items_[i - 1], time, loc)) --i;
+    if (i > 0 && items_[i - 1].loc == loc && items_[i - 1].time == time) {
+      if ((items_[i - 1].diff += diff) == 0)
+        items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(i - 1));
+      return;
+    }
+    // Append, then bubble into place: the tail is short (usually empty: a new least key), so
+    // this beats vector::insert and a memmove call.
+    items_.push_back(Entry{time, loc, diff});
+    for (std::size_t j = items_.size() - 1; j > i; --j) std::swap(items_[j], items_[j - 1]);
+  }
+
+  /// Removes the least key with a non-zero summed diff into `out`; false when none is left.
+  bool pop(Entry& out) {
+    if (!heap_) {
+      if (items_.empty()) return false;
+      out = std::move(items_.back());  // sorted entries are merged and non-zero
+      items_.pop_back();
+      return true;
+    }
+    while (!items_.empty()) {
+      std::pop_heap(items_.begin(), items_.end(), After{});
+      out = std::move(items_.back());
+      items_.pop_back();
+      while (!items_.empty() && items_.front().loc == out.loc && items_.front().time == out.time) {
+        std::pop_heap(items_.begin(), items_.end(), After{});
+        out.diff += items_.back().diff;
+        items_.pop_back();
+      }
+      if (items_.empty()) heap_ = false;
+      if (out.diff != 0) return true;
+    }
+    heap_ = false;
+    return false;
+  }
+
+ private:
+  // Past the sorted limit (or already a heap): a binary heap until the worklist empties.
+  [[gnu::noinline]] void push_heap(const T& time, std::uint32_t loc, std::int64_t diff) {
+    if (!heap_) {
+      std::make_heap(items_.begin(), items_.end(), After{});
+      heap_ = true;
+    }
+    items_.push_back(Entry{time, loc, diff});
+    std::push_heap(items_.begin(), items_.end(), After{});
+  }
+
+  // Whether entry `e` orders strictly before key `(time, loc)`.
+  static bool key_less(const Entry& e, const T& time, std::uint32_t loc) {
+    if (e.time < time) return true;
+    if (time < e.time) return false;
+    return e.loc < loc;
+  }
+  struct After {
+    bool operator()(const Entry& a, const Entry& b) const { return key_less(b, a.time, a.loc); }
+  };
+
+  std::vector<Entry> items_;
+  bool heap_ = false;
+};
+
+}  // namespace detail
+
 /// Maintains pointstamp counts at every location of a scope and propagates their implications
 /// (Naiad's could-result-in) in time order, yielding frontier changes at every operator input
 /// and the scope's internal capabilities at each scope output.
 ///
 /// Updates are buffered by `update_source`/`update_target` and take effect in `propagate_all`.
+///
+/// Layout: locations are numbered densely (per node, its targets then its sources) and the
+/// graph is stored flat: for a target, the operator's internal `(source, summary)` links; for a
+/// source, the targets its edges reach. The worklist orders equal times by this dense index
+/// rather than by `Location`; any fixed order of locations yields the same frontiers.
+///
+/// `pushed_changes()` receives, per target, the net change of its frontier over one
+/// `propagate_all` (its frontier before the call's first update there, against after), which is
+/// what compacting every intermediate change would give.
 template <Timestamp T>
 class Tracker {
  public:
   using Summary = SummaryOf<T>;
 
   /// Buffers `diff` capabilities at `(source, time)`.
+  /// \throws std::out_of_range for a port that does not exist.
   void update_source(Source source, const T& time, std::int64_t diff) {
-    if (diff != 0) source_changes_.update({source.node, source.port, time}, diff);
+    if (diff != 0) buffer(id_of(Location::of(source)), time, diff);
   }
   /// Buffers `diff` in-flight records at `(target, time)`.
+  /// \throws std::out_of_range for a port that does not exist.
   void update_target(Target target, const T& time, std::int64_t diff) {
-    if (diff != 0) target_changes_.update({target.node, target.port, time}, diff);
+    if (diff != 0) buffer(id_of(Location::of(target)), time, diff);
   }
 
   /// Applies all buffered updates and propagates their implications. Afterwards
@@ -154,7 +260,10 @@ class Tracker {
   /// changes to what the scope's contents imply at scope output `j`.
   void propagate_all();
 
-  /// Frontier changes `((node, port, time), diff)` at targets since the last drain.
+  /// Frontier changes `((node, port, time), diff)` at targets since the last drain. Each
+  /// `propagate_all` appends, per target whose frontier moved, the difference between its old and
+  /// new frontier (never an entry that cancels within the call), so a consumer that drains after
+  /// every call may read it with `drain_raw`.
   [[nodiscard]] ChangeBatch<std::tuple<std::size_t, std::size_t, T>>& pushed_changes() noexcept {
     return pushed_changes_;
   }
@@ -163,36 +272,39 @@ class Tracker {
 
   /// The implications (frontier) at a location: the minimal times that could still reach it.
   [[nodiscard]] const Antichain<T>& implications(Location loc) const {
-    return port(loc).implications.frontier();
+    return ports_[id_of(loc)].implications.frontier();
   }
   /// The pointstamp frontier at a location (its own positive counts only).
   [[nodiscard]] const Antichain<T>& pointstamps(Location loc) const {
-    return port(loc).pointstamps.frontier();
+    return ports_[id_of(loc)].pointstamps.frontier();
   }
 
   /// Whether removing the pointstamp `(loc, time)` could change the frontier there: no implied
   /// time is strictly less, and `time`'s implication count is at most one. Demand-driven progress
   /// uses it to decide when to broadcast.
   [[nodiscard]] bool is_global(Location loc, const T& time) {
-    auto& p = port_mut(loc);
+    auto& p = ports_[id_of(loc)];
     if (p.implications.less_than(time)) return false;
     return p.implications.count_for(time) <= 1;
   }
 
   /// Whether anything is tracked: buffered updates, or any positive pointstamp.
   [[nodiscard]] bool tracking_anything() {
-    return !source_changes_.is_empty() || !target_changes_.is_empty() || total_counts_ > 0;
+    if (total_counts_ > 0) return true;
+    for (auto id : dirty_)
+      if (!ports_[id].pending.is_empty()) return true;
+    return false;
   }
 
   /// Number of capability frontier elements held at node `node`'s outputs.
   [[nodiscard]] std::int64_t capability_count(std::size_t node) const { return cap_counts_[node]; }
   /// Whether every input of `node` has an empty implication frontier.
   [[nodiscard]] bool inputs_complete(std::size_t node) const {
-    for (std::size_t i = 0; i < nodes_[node].targets.size(); ++i)
-      if (!nodes_[node].targets[i].implications.is_empty()) return false;
+    for (auto id = tbase_[node]; id < sbase_[node]; ++id)
+      if (!ports_[id].implications.is_empty()) return false;
     return true;
   }
-  [[nodiscard]] std::size_t node_count() const noexcept { return nodes_.size(); }
+  [[nodiscard]] std::size_t node_count() const noexcept { return cap_counts_.size(); }
   [[nodiscard]] std::size_t scope_outputs() const noexcept { return output_changes_.size(); }
 
  private:
@@ -201,51 +313,51 @@ class Tracker {
   struct PortInfo {
     MutableAntichain<T> pointstamps;
     MutableAntichain<T> implications;
+    // Updates buffered since the last propagate_all.
+    ChangeBatch<T> pending;
+    // Targets: the implications before the current propagate_all first touched them.
+    Antichain<T> before;
+    bool touched = false;
     // (scope output, summary) pairs that project this location onto scope outputs.
     std::vector<std::pair<std::size_t, Summary>> output_summaries;
   };
-  struct NodeInfo {
-    std::vector<PortInfo> targets;
-    std::vector<PortInfo> sources;
-    // For target port i: (output, summary) pairs of the internal connectivity.
-    std::vector<std::vector<std::pair<std::size_t, Summary>>> internal;
-    // For source port o: the targets its edges reach.
-    std::vector<std::vector<Target>> edges;
-  };
-  struct Work {
-    T time;
-    Location loc;
-    std::int64_t diff;
-  };
-  struct WorkAfter {
-    bool operator()(const Work& a, const Work& b) const {
-      if (a.time < b.time) return false;
-      if (b.time < a.time) return true;
-      return b.loc < a.loc;
-    }
+  // One link of the flattened graph: the location reached and, from a target, the summary.
+  struct Link {
+    std::uint32_t to = 0;
+    Summary summary{};
   };
 
-  const PortInfo& port(Location loc) const {
-    const auto& n = nodes_.at(loc.node);
-    return loc.is_source ? n.sources.at(loc.port) : n.targets.at(loc.port);
-  }
-  PortInfo& port_mut(Location loc) {
-    auto& n = nodes_.at(loc.node);
-    return loc.is_source ? n.sources.at(loc.port) : n.targets.at(loc.port);
+  // The dense index of `loc`. \throws std::out_of_range for a port that does not exist.
+  [[nodiscard]] std::uint32_t id_of(Location loc) const {
+    if (loc.node >= cap_counts_.size())
+      throw std::out_of_range("reachability: no node " + std::to_string(loc.node));
+    const std::uint32_t base = loc.is_source ? sbase_[loc.node] : tbase_[loc.node];
+    const std::uint32_t end = loc.is_source ? tbase_[loc.node + 1] : sbase_[loc.node];
+    if (loc.port >= end - base)
+      throw std::out_of_range("reachability: no port " + std::to_string(loc.port) + " at node " +
+                              std::to_string(loc.node));
+    return base + static_cast<std::uint32_t>(loc.port);
   }
 
-  template <class Batch>
-  void filter_pointstamps(Batch& batch, bool sources);
+  void buffer(std::uint32_t id, const T& time, std::int64_t diff) {
+    auto& p = ports_[id];
+    if (p.pending.raw_size() == 0) dirty_.push_back(id);
+    p.pending.update(time, diff);
+  }
 
-  std::vector<NodeInfo> nodes_;
-  ChangeBatch<std::tuple<std::size_t, std::size_t, T>> source_changes_;
-  ChangeBatch<std::tuple<std::size_t, std::size_t, T>> target_changes_;
-  std::priority_queue<Work, std::vector<Work>, WorkAfter> worklist_;
+  std::vector<PortInfo> ports_;            // by dense location index
+  std::vector<Location> locations_;        // dense index -> location
+  std::vector<std::uint32_t> tbase_;       // per node (and one past the last): first target index
+  std::vector<std::uint32_t> sbase_;       // per node: first source index
+  std::vector<std::uint32_t> link_start_;  // per location (and one past): its range in links_
+  std::vector<Link> links_;
+  std::vector<std::uint32_t> dirty_;    // locations with buffered updates
+  std::vector<std::uint32_t> touched_;  // targets whose implications propagate_all updated
+  detail::Worklist<T> worklist_;
   ChangeBatch<std::tuple<std::size_t, std::size_t, T>> pushed_changes_;
   std::vector<ChangeBatch<T>> output_changes_;
   std::vector<std::int64_t> cap_counts_;
   std::int64_t total_counts_ = 0;
-  std::vector<std::pair<T, std::int64_t>> scratch_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -356,27 +468,48 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
   for (std::size_t i = 0; i < scope_inputs; ++i) scope_summary[i] = ssum[0][i];
 
   Tracker<T> tracker;
-  tracker.nodes_.resize(n_nodes);
   tracker.cap_counts_.assign(n_nodes, 0);
   tracker.output_changes_.resize(scope_outputs);
+  tracker.tbase_.resize(n_nodes + 1);
+  tracker.sbase_.resize(n_nodes);
+  std::size_t count = 0;
   for (std::size_t n = 0; n < n_nodes; ++n) {
-    auto& info = tracker.nodes_[n];
-    const auto& node = nodes[n];
-    info.targets.resize(node.inputs);
-    info.sources.resize(node.outputs);
-    info.internal.resize(node.inputs);
-    info.edges = node.edges;
-    if (n == 0) continue;  // child zero: its pointstamps are the parent's business
-    for (std::size_t i = 0; i < node.inputs; ++i) {
-      for (std::size_t o = 0; o < node.outputs; ++o)
-        for (const auto& s : node.summary[i][o]) info.internal[i].emplace_back(o, s);
-      for (std::size_t j = 0; j < scope_outputs; ++j)
-        for (const auto& s : tsum[n][i][j]) info.targets[i].output_summaries.emplace_back(j, s);
-    }
-    for (std::size_t o = 0; o < node.outputs; ++o)
-      for (std::size_t j = 0; j < scope_outputs; ++j)
-        for (const auto& s : ssum[n][o][j]) info.sources[o].output_summaries.emplace_back(j, s);
+    tracker.tbase_[n] = static_cast<std::uint32_t>(count);
+    count += nodes[n].inputs;
+    tracker.sbase_[n] = static_cast<std::uint32_t>(count);
+    count += nodes[n].outputs;
   }
+  if (count >= std::numeric_limits<std::uint32_t>::max())
+    throw Error("reachability: too many locations in one scope (" + std::to_string(count) + ")");
+  tracker.tbase_[n_nodes] = static_cast<std::uint32_t>(count);
+  tracker.ports_.resize(count);
+  tracker.locations_.resize(count);
+  tracker.link_start_.assign(count + 1, 0);
+  for (std::size_t n = 0; n < n_nodes; ++n) {
+    const auto& node = nodes[n];
+    for (std::size_t i = 0; i < node.inputs; ++i) {
+      const auto id = tracker.tbase_[n] + i;
+      tracker.locations_[id] = Location::of(Target{n, i});
+      tracker.link_start_[id] = static_cast<std::uint32_t>(tracker.links_.size());
+      if (n == 0) continue;  // child zero: its pointstamps are the parent's business
+      for (std::size_t o = 0; o < node.outputs; ++o)
+        for (const auto& s : node.summary[i][o])
+          tracker.links_.push_back({tracker.sbase_[n] + static_cast<std::uint32_t>(o), s});
+      for (std::size_t j = 0; j < scope_outputs; ++j)
+        for (const auto& s : tsum[n][i][j]) tracker.ports_[id].output_summaries.emplace_back(j, s);
+    }
+    for (std::size_t o = 0; o < node.outputs; ++o) {
+      const auto id = tracker.sbase_[n] + o;
+      tracker.locations_[id] = Location::of(Source{n, o});
+      tracker.link_start_[id] = static_cast<std::uint32_t>(tracker.links_.size());
+      for (const auto& t : node.edges[o])
+        tracker.links_.push_back({tracker.tbase_[t.node] + static_cast<std::uint32_t>(t.port), Summary{}});
+      if (n == 0) continue;
+      for (std::size_t j = 0; j < scope_outputs; ++j)
+        for (const auto& s : ssum[n][o][j]) tracker.ports_[id].output_summaries.emplace_back(j, s);
+    }
+  }
+  tracker.link_start_[count] = static_cast<std::uint32_t>(tracker.links_.size());
   return {std::move(tracker), std::move(scope_summary)};
 }
 
@@ -384,60 +517,68 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
 // Tracker
 
 template <Timestamp T>
-template <class Batch>
-void Tracker<T>::filter_pointstamps(Batch& batch, bool sources) {
-  const auto& updates = batch.view();
-  for (std::size_t i = 0; i < updates.size();) {
-    const auto node = std::get<0>(updates[i].first);
-    const auto port_index = std::get<1>(updates[i].first);
-    scratch_.clear();
-    std::size_t j = i;
-    for (; j < updates.size() && std::get<0>(updates[j].first) == node &&
-           std::get<1>(updates[j].first) == port_index;
-         ++j)
-      scratch_.emplace_back(std::get<2>(updates[j].first), updates[j].second);
-    i = j;
-    const Location loc{node, port_index, sources};
-    auto& info = port_mut(loc);
-    info.pointstamps.update_iter(scratch_, [&](const T& time, std::int64_t diff) {
+void Tracker<T>::propagate_all() {
+  // 1. Buffered pointstamp updates, filtered through each location's pointstamp antichain to
+  //    discrete frontier changes; those seed the worklist and the scope-output projections.
+  for (const auto id : dirty_) {
+    auto& info = ports_[id];
+    const Location loc = locations_[id];
+    info.pointstamps.update_iter(info.pending.view(), [&](const T& time, std::int64_t diff) {
       total_counts_ += diff;
-      if (sources) cap_counts_[node] += diff;
+      if (loc.is_source) cap_counts_[loc.node] += diff;
       for (const auto& [output, summary] : info.output_summaries)
         if (auto t = timely::results_in<T>(summary, time)) output_changes_[output].update(*t, diff);
-      worklist_.push(Work{time, loc, diff});
+      worklist_.push(time, id, diff);
     });
+    info.pending.clear();
   }
-  batch.clear();
-}
+  dirty_.clear();
 
-template <Timestamp T>
-void Tracker<T>::propagate_all() {
-  filter_pointstamps(target_changes_, false);
-  filter_pointstamps(source_changes_, true);
-
-  while (!worklist_.empty()) {
-    Work top = worklist_.top();
-    worklist_.pop();
-    std::int64_t diff = top.diff;
-    while (!worklist_.empty() && worklist_.top().loc == top.loc && worklist_.top().time == top.time) {
-      diff += worklist_.top().diff;
-      worklist_.pop();
-    }
-    if (diff == 0) continue;
-    auto& info = port_mut(top.loc);
-    auto& node = nodes_[top.loc.node];
-    info.implications.update(top.time, diff, [&](const T& time, std::int64_t d) {
-      if (top.loc.is_source) {
-        for (const auto& target : node.edges[top.loc.port])
-          worklist_.push(Work{time, Location::of(target), d});
-      } else {
-        pushed_changes_.update({top.loc.node, top.loc.port, time}, d);
-        for (const auto& [output, summary] : node.internal[top.loc.port])
-          if (auto t = timely::results_in<T>(summary, time))
-            worklist_.push(Work{*t, Location::of(Source{top.loc.node, output}), d});
+  // 2. Implications, in time order: a source's change reaches the targets of its edges; a
+  //    target's change is an input frontier change and reaches the operator's outputs through
+  //    its internal summaries.
+  typename detail::Worklist<T>::Entry work;
+  while (worklist_.pop(work)) {
+    const std::uint32_t id = work.loc;
+    const Location loc = locations_[id];
+    const std::uint32_t first = link_start_[id];
+    const std::uint32_t last = link_start_[id + 1];
+    auto& info = ports_[id];
+    if (loc.is_source) {
+      info.implications.update(work.time, work.diff, [&](const T& time, std::int64_t d) {
+        for (auto k = first; k < last; ++k) worklist_.push(time, links_[k].to, d);
+      });
+    } else {
+      // An input frontier: remember it as it was, to report only the net change below.
+      if (!info.touched) {
+        info.touched = true;
+        info.before = info.implications.frontier();
+        touched_.push_back(id);
       }
-    });
+      info.implications.update(work.time, work.diff, [&](const T& time, std::int64_t d) {
+        for (auto k = first; k < last; ++k)
+          if (auto t = timely::results_in<T>(links_[k].summary, time)) worklist_.push(*t, links_[k].to, d);
+      });
+    }
   }
+
+  // 3. The net frontier change at each touched target: the sum of its intermediate changes.
+  if (touched_.size() > 1 && !std::is_sorted(touched_.begin(), touched_.end()))
+    std::sort(touched_.begin(), touched_.end());
+  for (const auto id : touched_) {
+    auto& info = ports_[id];
+    info.touched = false;
+    const auto& now = info.implications.frontier();
+    if (now == info.before) continue;
+    const Location loc = locations_[id];
+    for (const auto& t : info.before)
+      if (std::find(now.begin(), now.end(), t) == now.end())
+        pushed_changes_.update({loc.node, loc.port, t}, -1);
+    for (const auto& t : now)
+      if (std::find(info.before.begin(), info.before.end(), t) == info.before.end())
+        pushed_changes_.update({loc.node, loc.port, t}, 1);
+  }
+  touched_.clear();
 }
 
 }  // namespace timely::progress
