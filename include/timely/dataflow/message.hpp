@@ -54,3 +54,35 @@ class Tee {
 };
 
 }  // namespace timely::dataflow
+
+// ---------------------------------------------------------------------------------------------
+// Codec of Message, for allocators that serialize (timely/communication/codec.hpp).
+
+#include <timely/codec.hpp>
+
+namespace timely::communication {
+
+/// `dataflow::Message<T, D>`: from u64, seq u64 (the reference's order: fixed offsets 0 and 8),
+/// then the time as a `T`, then the records as a `vec<D>` (u64 count, then the records).
+template <Encodable T, Encodable D>
+struct Codec<dataflow::Message<T, D>, void> {
+  using M = dataflow::Message<T, D>;
+  static constexpr std::size_t min_size = 8 + 8 + codec_min_size<T>() + 8;
+  static void encode(Encoder& e, const M& m) {
+    e.put_size(m.from);
+    e.put_size(m.seq);
+    e.put(m.time);
+    e.put(m.data);
+  }
+  static M decode(Decoder& d) {
+    M m;
+    m.from = d.get_size("message from");
+    m.seq = d.get_size("message seq");
+    m.time = d.get<T>();
+    m.data = d.get<std::vector<D>>();
+    return m;
+  }
+  static std::string name() { return "message<" + Codec<T>::name() + "," + Codec<D>::name() + ">"; }
+};
+
+}  // namespace timely::communication

@@ -59,6 +59,45 @@ struct ProgressMessage {
   std::shared_ptr<const Updates> updates;
 };
 
+}  // namespace timely::dataflow
+
+// Codec of ProgressMessage, for allocators that serialize (timely/communication/codec.hpp).
+#include <timely/codec.hpp>
+
+namespace timely::communication {
+
+/// `dataflow::ProgressMessage<T>`: from u64, seq u64, then the updates as a
+/// `vec<pair<pair<location,T>,i64>>` (u64 count, then per entry: node u64, port u64, is_source
+/// bool, the time, the diff i64). A null `updates` encodes as no entries; decoding always yields
+/// a non-null `updates`.
+template <Timestamp T>
+requires Encodable<T>
+struct Codec<dataflow::ProgressMessage<T>, void> {
+  using M = dataflow::ProgressMessage<T>;
+  using Updates = typename M::Updates;
+  static constexpr std::size_t min_size = 8 + 8 + 8;
+  static void encode(Encoder& e, const M& m) {
+    e.put_size(m.from);
+    e.put_size(m.seq);
+    if (m.updates)
+      e.put(*m.updates);
+    else
+      e.put_u64(0);
+  }
+  static M decode(Decoder& d) {
+    M m;
+    m.from = d.get_size("progress message from");
+    m.seq = d.get_size("progress message seq");
+    m.updates = std::make_shared<const Updates>(d.get<Updates>());
+    return m;
+  }
+  static std::string name() { return "progress<" + Codec<T>::name() + ">"; }
+};
+
+}  // namespace timely::communication
+
+namespace timely::dataflow {
+
 template <Timestamp TOuter, Timestamp TInner>
 requires RefinesTo<TInner, TOuter>
 class Subgraph;
@@ -228,6 +267,9 @@ class Subgraph final : public Operate<TOuter> {
 
   void accept_frontier();
   void harvest_inputs();
+  // Applies one globally visible pointstamp update: at the boundary, to the parent-facing
+  // counts; elsewhere, to the tracker (SEMANTICS.md §3.6, step 4).
+  void route_pointstamp(const Key& key, std::int64_t diff);
   void propagate_pointstamps();
   void run_child(std::size_t index);
   void extract_progress(std::size_t index);
@@ -243,6 +285,8 @@ class Subgraph final : public Operate<TOuter> {
   std::unique_ptr<communication::Push<ProgressMessage<TInner>>> progress_push_;
   std::unique_ptr<communication::Pull<ProgressMessage<TInner>>> progress_pull_;
   std::size_t progress_seq_ = 0;
+  // Single worker only: the last sent batch's buffer, reused once the worker has read it.
+  std::shared_ptr<typename ProgressMessage<TInner>::Updates> spare_updates_;
   std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> temp_active_;
   std::vector<std::size_t> touched_;
   std::size_t incomplete_count_ = 0;
@@ -382,8 +426,10 @@ bool Subgraph<TOuter, TInner>::schedule() {
   harvest_inputs();
   // Receive every available progress batch, our own included: a worker's updates reach its
   // tracker only through the broadcast, so every worker sees prefixes of the same sequences.
+  // Each update is routed as it is read (no staging batch): the tracker buffers and merges
+  // updates per location itself, and the boundary counts are change batches.
   while (auto& message = progress_pull_->pull()) {
-    for (const auto& [key, diff] : *message->updates) final_pointstamp_.update(key, diff);
+    for (const auto& [key, diff] : *message->updates) route_pointstamp(key, diff);
   }
   propagate_pointstamps();
 
@@ -428,36 +474,50 @@ void Subgraph<TOuter, TInner>::harvest_inputs() {
 
 template <Timestamp TOuter, Timestamp TInner>
 requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::route_pointstamp(const Key& key, std::int64_t diff) {
+  const auto& [loc, time] = key;
+  if (loc.node == 0) {
+    if (loc.is_source)
+      progress_.consumeds[loc.port].update(R::to_outer(time), -diff);  // records taken in
+    else
+      progress_.produceds[loc.port].update(R::to_outer(time), diff);  // records sent out
+  } else if (loc.is_source) {
+    tracker_.update_source(progress::Source{loc.node, loc.port}, time, diff);
+  } else {
+    tracker_.update_target(progress::Target{loc.node, loc.port}, time, diff);
+  }
+}
+
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
 void Subgraph<TOuter, TInner>::propagate_pointstamps() {
-  final_pointstamp_.drain([&](const Key& key, std::int64_t diff) {
-    const auto& [loc, time] = key;
-    if (loc.node == 0) {
-      if (loc.is_source)
-        progress_.consumeds[loc.port].update(R::to_outer(time), -diff);  // records taken in
-      else
-        progress_.produceds[loc.port].update(R::to_outer(time), diff);  // records sent out
-    } else if (loc.is_source) {
-      tracker_.update_source(progress::Source{loc.node, loc.port}, time, diff);
-    } else {
-      tracker_.update_target(progress::Target{loc.node, loc.port}, time, diff);
-    }
-  });
+  final_pointstamp_.drain([&](const Key& key, std::int64_t diff) { route_pointstamp(key, diff); });
   tracker_.propagate_all();
 
   touched_.clear();
-  tracker_.pushed_changes().drain([&](const auto& key, std::int64_t diff) {
+  std::size_t last_activated = 0;  // node 0 is never activated here
+  // Net changes per input, none cancelling (see Tracker::pushed_changes): no need to compact.
+  tracker_.pushed_changes().drain_raw([&](const auto& key, std::int64_t diff) {
     const auto& [node, port, time] = key;
     if (node == 0) return;  // a scope output: reported through output_changes below
     auto& child = children_[node];
     if (!child.op)
       throw Error("timely: scope '" + name_ + "': frontier change for operator " + std::to_string(node) +
                   " after it was shut down (progress protocol violated)");
-    child.progress->frontiers[port].update(time, diff);
+    auto& frontier = child.progress->frontiers[port];
+    // Usually a handful of entries (an operator that never reads them keeps their sum): keep it
+    // compact as we go rather than re-sorting a long tail later.
+    if (frontier.raw_size() <= 8)
+      frontier.update_sorted(time, diff);
+    else
+      frontier.update(time, diff);
     const auto interest = child.notify[port];
     if (interest == FrontierInterest::Always ||
-        (interest == FrontierInterest::IfCapability && tracker_.capability_count(node) > 0))
-      temp_active_.push(node);
-    touched_.push_back(node);
+        (interest == FrontierInterest::IfCapability && tracker_.capability_count(node) > 0)) {
+      if (node != last_activated) temp_active_.push(node);  // changes come grouped by node
+      last_activated = node;
+    }
+    if (touched_.empty() || touched_.back() != node) touched_.push_back(node);
   });
   // Operators whose inputs are complete and that hold nothing get a chance to shut down.
   for (auto node : touched_)
@@ -502,12 +562,13 @@ void Subgraph<TOuter, TInner>::extract_progress(std::size_t index) {
   // Ordinary operators report their own worker's changes (exchanged); nested scopes report
   // global aggregates (applied here only).
   auto& batch = child.local ? local_pointstamp_ : final_pointstamp_;
+  // Raw drains: `batch` is a change batch itself, so compacting here would be wasted work.
   for (std::size_t i = 0; i < p.consumeds.size(); ++i)
-    p.consumeds[i].drain([&](const TInner& t, std::int64_t n) {
+    p.consumeds[i].drain_raw([&](const TInner& t, std::int64_t n) {
       batch.update(Key{progress::Location::of(progress::Target{index, i}), t}, -n);
     });
   for (std::size_t o = 0; o < p.internals.size(); ++o)
-    p.internals[o].drain([&](const TInner& t, std::int64_t d) {
+    p.internals[o].drain_raw([&](const TInner& t, std::int64_t d) {
       batch.update(Key{progress::Location::of(progress::Source{index, o}), t}, d);
     });
   for (std::size_t o = 0; o < p.produceds.size(); ++o)
@@ -537,12 +598,22 @@ void Subgraph<TOuter, TInner>::send_progress() {
     }
   }
   if (!send) return;
-  auto updates = local_pointstamp_.take();
+  using Updates = typename ProgressMessage<TInner>::Updates;
   ProgressMessage<TInner> message;
   message.from = worker_.index();
   message.seq = progress_seq_++;
-  // The compacted batch moves into the message (no copy); receivers share it.
-  message.updates = std::make_shared<const typename ProgressMessage<TInner>::Updates>(std::move(updates));
+  if (worker_.peers() == 1) {
+    // This worker is the only receiver, on this thread: once it has read the previous batch
+    // (nobody else holds the buffer), the buffer is reused instead of allocating a new one.
+    if (!spare_updates_ || spare_updates_.use_count() != 1) spare_updates_ = std::make_shared<Updates>();
+    const auto& updates = local_pointstamp_.view();
+    spare_updates_->assign(updates.begin(), updates.end());
+    local_pointstamp_.clear();
+    message.updates = spare_updates_;
+  } else {
+    // The compacted batch moves into the message (no copy); receivers share it.
+    message.updates = std::make_shared<const Updates>(local_pointstamp_.take());
+  }
   progress_push_->send(std::move(message));
   progress_push_->done();
 }

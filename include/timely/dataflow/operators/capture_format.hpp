@@ -28,17 +28,21 @@
 /// The CRC-32 is the common IEEE 802.3 / zlib one (reflected polynomial 0xEDB88320, initial
 /// value and final xor 0xFFFFFFFF). A body must be consumed exactly by its fields.
 ///
-/// Value encodings (`Codec<X>`): `bool` one byte 0 or 1; other integers two's complement in
-/// their own width; `float`/`double` IEEE-754 bits; scoped enums as their underlying integer;
-/// `std::string` u64 length then the bytes; `std::vector<X>` u64 count then the elements;
-/// `std::array<X, N>` its N elements; `std::pair`, `std::tuple` and `timely::Product` their
-/// fields in order; `timely::Unit` nothing. Any other trivially copyable type is written as its object bytes,
-/// as laid out on the host: fine for plain structs of numbers between builds of the same ABI, not for types
-/// with pointers, `bool` or enum members (a corrupt byte could form an invalid value);
-/// specialize `Codec` for those. Unscoped enums have no default codec (their valid range is not
-/// knowable), nor have types that are not trivially copyable.
+/// Value encodings: `Codec<X>`, the serialization customization point of
+/// timely/communication/codec.hpp (its file comment has the full table), available here under
+/// its old names (`capture::Codec`, `Encoder`, `Decoder`, `Encodable`, `codec_min_size`). In
+/// short: `bool` one byte 0 or 1; other integers two's complement in their own width;
+/// `float`/`double` IEEE-754 bits; scoped enums as their underlying integer; `std::string` u64
+/// length then the bytes; `std::vector<X>` u64 count then the elements; `std::array<X, N>` its N
+/// elements; `std::pair`, `std::tuple` and `timely::Product` their fields in order;
+/// `timely::Unit` nothing; `std::optional`, `std::variant`, `std::chrono::duration` and
+/// aggregates that are not trivially copyable (Boost.PFR) as described there. Any other
+/// trivially copyable type is written as its object bytes, as laid out on the host: fine for
+/// plain structs of numbers between builds of the same ABI, not for types with pointers, `bool`
+/// or enum members (a corrupt byte could form an invalid value); specialize `Codec` for those.
+/// Unscoped enums and pointers have no codec (their valid values are not knowable).
 ///
-/// To add a type, specialize `timely::dataflow::capture::Codec<X>` with
+/// To add a type, specialize `timely::communication::Codec<X>` (in that namespace) with
 ///     static void encode(Encoder&, const X&);
 ///     static X decode(Decoder&);            // use Decoder::fail to reject bad input
 ///     static std::string name();            // written in the header, compared when reading
@@ -48,8 +52,9 @@
 ///
 /// Reading never has undefined behaviour on bad input: every problem throws `FormatError`
 /// (a `timely::Error`) whose `kind()` says what was wrong, `offset()` at which byte, and whose
-/// message says both. Memory use is bounded by the bytes actually present plus 1 MiB, whatever
-/// a corrupt length claims.
+/// message says both. A body whose fields do not decode (the codec's `CodecError`) is reported
+/// as `FormatError(BadPayload)` at the offset of the failed read. Memory use is bounded by the
+/// bytes actually present plus 1 MiB, whatever a corrupt length claims.
 ///
 /// Source of the idea: the reference's `EventWriter`/`EventReader` (an 8-byte length, then
 /// bincode). This format differs on purpose: it is self-describing (magic, version, type names),
@@ -80,6 +85,8 @@
 #include <variant>
 #include <vector>
 
+#include <timely/codec.hpp>
+#include <timely/communication/codec.hpp>
 #include <timely/dataflow/operators/capture_event.hpp>
 #include <timely/error.hpp>
 #include <timely/order.hpp>
@@ -183,341 +190,15 @@ constexpr std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t
 }
 
 // ---------------------------------------------------------------------------------------------
-// Encoder, Decoder
+// Codec: the serialization customization point of timely/communication/codec.hpp, under the
+// names this header has always offered.
 
-/// Appends little-endian fixed-width values to a byte buffer. Used by `Codec::encode`.
-class Encoder {
- public:
-  explicit Encoder(std::vector<std::uint8_t>& out) : out_(&out) {}
-
-  void put_u8(std::uint8_t v) { out_->push_back(v); }
-  void put_u16(std::uint16_t v) { put_le(v, 2); }
-  void put_u32(std::uint32_t v) { put_le(v, 4); }
-  void put_u64(std::uint64_t v) { put_le(v, 8); }
-  void put_i64(std::int64_t v) { put_le(static_cast<std::uint64_t>(v), 8); }
-  /// Appends `n` bytes from `data` as they are.
-  void put_bytes(const void* data, std::size_t n) {
-    const auto* p = static_cast<const std::uint8_t*>(data);
-    out_->insert(out_->end(), p, p + n);
-  }
-  /// Appends the low `width` bytes of `v`, least significant first.
-  void put_le(std::uint64_t v, std::size_t width) {
-    for (std::size_t i = 0; i < width; ++i) out_->push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
-  /// Encodes `x` with its `Codec`.
-  template <class X>
-  void put(const X& x);
-
- private:
-  std::vector<std::uint8_t>* out_;
-};
-
-/// Reads little-endian fixed-width values from an event body, tracking the absolute offset of
-/// every byte for error messages. Every read checks the remaining length; running short, or
-/// `fail`, throws `FormatError(BadPayload)` at the offending byte.
-class Decoder {
- public:
-  /// Decodes `bytes`, whose first byte is at absolute offset `base`.
-  Decoder(std::span<const std::uint8_t> bytes, std::uint64_t base) : bytes_(bytes), base_(base) {}
-
-  [[nodiscard]] std::uint8_t get_u8() { return static_cast<std::uint8_t>(get_le(1, "u8")); }
-  [[nodiscard]] std::uint16_t get_u16() { return static_cast<std::uint16_t>(get_le(2, "u16")); }
-  [[nodiscard]] std::uint32_t get_u32() { return static_cast<std::uint32_t>(get_le(4, "u32")); }
-  [[nodiscard]] std::uint64_t get_u64() { return get_le(8, "u64"); }
-  [[nodiscard]] std::int64_t get_i64() { return static_cast<std::int64_t>(get_le(8, "i64")); }
-  /// The next `width` bytes as a little-endian unsigned integer; `what` names it in errors.
-  [[nodiscard]] std::uint64_t get_le(std::size_t width, const char* what) {
-    need(width, what);
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < width; ++i) v |= static_cast<std::uint64_t>(bytes_[pos_ + i]) << (8 * i);
-    pos_ += width;
-    return v;
-  }
-  /// The next `n` bytes, as they are.
-  [[nodiscard]] std::span<const std::uint8_t> get_bytes(std::size_t n, const char* what) {
-    need(n, what);
-    auto out = bytes_.subspan(pos_, n);
-    pos_ += n;
-    return out;
-  }
-  /// A u64 element count for a sequence whose elements take at least `min_size` bytes each;
-  /// rejects counts the rest of the body cannot hold (at most 2^32 for zero-size elements).
-  [[nodiscard]] std::size_t get_count(std::size_t min_size, const char* what) {
-    const std::uint64_t at = offset();
-    const std::uint64_t n = get_u64();
-    const std::uint64_t limit = min_size == 0 ? (std::uint64_t{1} << 32) : remaining() / min_size;
-    if (n > limit)
-      throw FormatError(FormatErrorKind::BadPayload, at,
-                        "count " + std::to_string(n) + " of " + what + " exceeds what the remaining " +
-                            std::to_string(remaining()) + " bytes of the event can hold");
-    return static_cast<std::size_t>(n);
-  }
-  /// Decodes an `X` with its `Codec`.
-  template <class X>
-  [[nodiscard]] X get();
-
-  /// Bytes not yet read.
-  [[nodiscard]] std::size_t remaining() const noexcept { return bytes_.size() - pos_; }
-  /// Absolute offset of the next byte.
-  [[nodiscard]] std::uint64_t offset() const noexcept { return base_ + pos_; }
-  /// Rejects the input: throws `FormatError(BadPayload)` at the current offset.
-  [[noreturn]] void fail(const std::string& what) const {
-    throw FormatError(FormatErrorKind::BadPayload, offset(), what);
-  }
-
- private:
-  void need(std::size_t n, const char* what) const {
-    if (remaining() < n)
-      fail(std::string("needed ") + std::to_string(n) + " bytes for " + what + ", but only " +
-           std::to_string(remaining()) + " remain in the event body");
-  }
-
-  std::span<const std::uint8_t> bytes_;
-  std::uint64_t base_;
-  std::size_t pos_ = 0;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Codec
-
-/// How values of type `X` are written to and read from the event format (see the file
-/// comment). The primary template has no members: types without a codec are not `Encodable`.
-template <class X, class Enable = void>
-struct Codec {};
-
-/// A type with a codec: `encode`, `decode` and `name`.
-template <class X>
-concept Encodable = requires(Encoder& e, Decoder& d, const X& x) {
-  Codec<X>::encode(e, x);
-  { Codec<X>::decode(d) } -> std::same_as<X>;
-  { Codec<X>::name() } -> std::convertible_to<std::string>;
-};
-
-/// The least number of bytes an encoded `X` takes (`Codec<X>::min_size`, or 0 if not given).
-template <class X>
-constexpr std::size_t codec_min_size() {
-  if constexpr (requires { Codec<X>::min_size; })
-    return Codec<X>::min_size;
-  else
-    return 0;
-}
-
-template <class X>
-void Encoder::put(const X& x) {
-  static_assert(Encodable<X>,
-                "timely capture: no Codec for this type; specialize "
-                "timely::dataflow::capture::Codec");
-  Codec<X>::encode(*this, x);
-}
-template <class X>
-X Decoder::get() {
-  static_assert(Encodable<X>,
-                "timely capture: no Codec for this type; specialize "
-                "timely::dataflow::capture::Codec");
-  return Codec<X>::decode(*this);
-}
-
-namespace detail {
-template <class X>
-struct IsPair : std::false_type {};
-template <class A, class B>
-struct IsPair<std::pair<A, B>> : std::true_type {};
-template <class X>
-struct IsTuple : std::false_type {};
-template <class... X>
-struct IsTuple<std::tuple<X...>> : std::true_type {};
-template <class X>
-struct IsArray : std::false_type {};
-template <class X, std::size_t N>
-struct IsArray<std::array<X, N>> : std::true_type {};
-
-template <class X>
-concept ScopedEnum = std::is_enum_v<X> && !std::is_convertible_v<X, std::underlying_type_t<X>>;
-
-/// Types the generic codec handles: trivially copyable, and not one with its own codec below.
-template <class X>
-concept DefaultCodable = std::is_trivially_copyable_v<X> && !std::is_const_v<X> && !std::is_same_v<X, Unit> &&
-                         !timely::detail::IsProduct<X>::value && !IsPair<X>::value && !IsTuple<X>::value &&
-                         !IsArray<X>::value && (!std::is_enum_v<X> || ScopedEnum<X>);
-}  // namespace detail
-
-/// Numbers, scoped enums and other trivially copyable types (see the file comment).
-template <detail::DefaultCodable X>
-struct Codec<X, void> {
-  static constexpr std::size_t min_size = sizeof(X);
-
-  static void encode(Encoder& e, const X& x) {
-    if constexpr (std::is_same_v<X, bool>) {
-      e.put_u8(x ? 1 : 0);
-    } else if constexpr (std::is_integral_v<X>) {
-      e.put_le(static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<X>>(x)), sizeof(X));
-    } else if constexpr (std::is_same_v<X, float>) {
-      e.put_u32(std::bit_cast<std::uint32_t>(x));
-    } else if constexpr (std::is_same_v<X, double>) {
-      e.put_u64(std::bit_cast<std::uint64_t>(x));
-    } else if constexpr (std::is_enum_v<X>) {
-      Codec<std::underlying_type_t<X>>::encode(e, static_cast<std::underlying_type_t<X>>(x));
-    } else {
-      e.put_bytes(&x, sizeof(X));
-    }
-  }
-
-  static X decode(Decoder& d) {
-    if constexpr (std::is_same_v<X, bool>) {
-      const std::uint8_t b = d.get_u8();
-      if (b > 1) {
-        const std::uint64_t at = d.offset() - 1;
-        throw FormatError(FormatErrorKind::BadPayload, at,
-                          "a bool must be encoded as 0 or 1, found " + std::to_string(b));
-      }
-      return b == 1;
-    } else if constexpr (std::is_integral_v<X>) {
-      return static_cast<X>(static_cast<std::make_unsigned_t<X>>(d.get_le(sizeof(X), "an integer")));
-    } else if constexpr (std::is_same_v<X, float>) {
-      return std::bit_cast<float>(d.get_u32());
-    } else if constexpr (std::is_same_v<X, double>) {
-      return std::bit_cast<double>(d.get_u64());
-    } else if constexpr (std::is_enum_v<X>) {
-      return static_cast<X>(Codec<std::underlying_type_t<X>>::decode(d));
-    } else {
-      static_assert(std::is_default_constructible_v<X>,
-                    "timely capture: the default codec for trivially copyable types needs a default "
-                    "constructor; specialize Codec otherwise");
-      X x;
-      auto bytes = d.get_bytes(sizeof(X), "a trivially copyable value");
-      std::memcpy(static_cast<void*>(&x), bytes.data(), sizeof(X));
-      return x;
-    }
-  }
-
-  static std::string name() {
-    if constexpr (std::is_same_v<X, bool>)
-      return "bool";
-    else if constexpr (std::is_same_v<X, char>)
-      return "char";
-    else if constexpr (std::is_integral_v<X>)
-      return (std::is_signed_v<X> ? "i" : "u") + std::to_string(8 * sizeof(X));
-    else if constexpr (std::is_same_v<X, float>)
-      return "f32";
-    else if constexpr (std::is_same_v<X, double>)
-      return "f64";
-    else if constexpr (std::is_enum_v<X>)
-      return "enum:" + Codec<std::underlying_type_t<X>>::name();
-    else
-      return "raw" + std::to_string(sizeof(X));
-  }
-};
-
-/// `timely::Unit`: nothing.
-template <>
-struct Codec<Unit, void> {
-  static constexpr std::size_t min_size = 0;
-  static void encode(Encoder&, const Unit&) {}
-  static Unit decode(Decoder&) { return {}; }
-  static std::string name() { return "unit"; }
-};
-
-/// `timely::Product<A, B>`: outer, then inner.
-template <class A, class B>
-struct Codec<Product<A, B>, void> {
-  static constexpr std::size_t min_size = codec_min_size<A>() + codec_min_size<B>();
-  static void encode(Encoder& e, const Product<A, B>& p) {
-    e.put(p.outer);
-    e.put(p.inner);
-  }
-  static Product<A, B> decode(Decoder& d) {
-    Product<A, B> p;
-    p.outer = d.get<A>();
-    p.inner = d.get<B>();
-    return p;
-  }
-  static std::string name() { return "product<" + Codec<A>::name() + "," + Codec<B>::name() + ">"; }
-};
-
-/// `std::string`: u64 length, then the bytes.
-template <>
-struct Codec<std::string, void> {
-  static constexpr std::size_t min_size = 8;
-  static void encode(Encoder& e, const std::string& s) {
-    e.put_u64(s.size());
-    e.put_bytes(s.data(), s.size());
-  }
-  static std::string decode(Decoder& d) {
-    const std::size_t n = d.get_count(1, "string bytes");
-    auto bytes = d.get_bytes(n, "string bytes");
-    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  }
-  static std::string name() { return "string"; }
-};
-
-/// `std::pair<A, B>`: first, then second.
-template <class A, class B>
-struct Codec<std::pair<A, B>, void> {
-  static constexpr std::size_t min_size = codec_min_size<A>() + codec_min_size<B>();
-  static void encode(Encoder& e, const std::pair<A, B>& p) {
-    e.put(p.first);
-    e.put(p.second);
-  }
-  static std::pair<A, B> decode(Decoder& d) {
-    A a = d.get<A>();
-    B b = d.get<B>();
-    return {std::move(a), std::move(b)};
-  }
-  static std::string name() { return "pair<" + Codec<A>::name() + "," + Codec<B>::name() + ">"; }
-};
-
-/// `std::tuple<X...>`: the fields in order.
-template <class... X>
-struct Codec<std::tuple<X...>, void> {
-  static constexpr std::size_t min_size = (std::size_t{0} + ... + codec_min_size<X>());
-  static void encode(Encoder& e, const std::tuple<X...>& t) {
-    std::apply([&](const auto&... field) { (e.put(field), ...); }, t);
-  }
-  static std::tuple<X...> decode(Decoder& d) {
-    // Braced initialization evaluates left to right.
-    return std::tuple<X...>{d.get<X>()...};
-  }
-  static std::string name() {
-    std::string out = "tuple<";
-    bool first = true;
-    ((out += (first ? "" : ","), out += Codec<X>::name(), first = false), ...);
-    return out + ">";
-  }
-};
-
-/// `std::array<X, N>`: the N elements (no count).
-template <class X, std::size_t N>
-struct Codec<std::array<X, N>, void> {
-  static constexpr std::size_t min_size = N * codec_min_size<X>();
-  static void encode(Encoder& e, const std::array<X, N>& a) {
-    for (const X& x : a) e.put(x);
-  }
-  static std::array<X, N> decode(Decoder& d) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::array<X, N>{((void)I, d.get<X>())...};  // braced: left to right
-    }
-    (std::make_index_sequence<N>{});
-  }
-  static std::string name() { return "array<" + Codec<X>::name() + "," + std::to_string(N) + ">"; }
-};
-
-/// `std::vector<X>`: u64 count, then the elements.
-template <class X, class Alloc>
-struct Codec<std::vector<X, Alloc>, void> {
-  static constexpr std::size_t min_size = 8;
-  static void encode(Encoder& e, const std::vector<X, Alloc>& v) {
-    e.put_u64(v.size());
-    for (const X& x : v) e.put(x);
-  }
-  static std::vector<X, Alloc> decode(Decoder& d) {
-    const std::size_t n = d.get_count(codec_min_size<X>(), "vector elements");
-    std::vector<X, Alloc> v;
-    if constexpr (codec_min_size<X>() > 0) v.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) v.push_back(d.get<X>());
-    return v;
-  }
-  static std::string name() { return "vec<" + Codec<X>::name() + ">"; }
-};
+using communication::Codec;
+using communication::codec_min_size;
+using communication::CodecError;
+using communication::Decoder;
+using communication::Encodable;
+using communication::Encoder;
 
 // ---------------------------------------------------------------------------------------------
 // Format constants
@@ -879,26 +560,30 @@ class EventReader {
     Decoder d(std::span<const std::uint8_t>(buffer_.data() + format::frame_header, len),
               consumed_ + format::frame_header);
     std::optional<Event<T, D>> event;
-    if (kind == format::kind_progress) {
-      ProgressEvent<T> progress;
-      const std::size_t n = d.get_count(codec_min_size<T>() + 8, "progress changes");
-      progress.changes.reserve(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        T time = d.get<T>();
-        const std::int64_t diff = d.get_i64();
-        progress.changes.emplace_back(std::move(time), diff);
+    try {
+      if (kind == format::kind_progress) {
+        ProgressEvent<T> progress;
+        const std::size_t n = d.get_count(codec_min_size<T>() + 8, "count of progress changes");
+        progress.changes.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          T time = d.get<T>();
+          const std::int64_t diff = d.get_i64();
+          progress.changes.emplace_back(std::move(time), diff);
+        }
+        event.emplace(std::move(progress));
+      } else {
+        MessagesEvent<T, D> batch;
+        batch.time = d.get<T>();
+        const std::size_t n = d.get_count(codec_min_size<D>(), "count of records");
+        if constexpr (codec_min_size<D>() > 0) batch.data.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) batch.data.push_back(d.get<D>());
+        event.emplace(std::move(batch));
       }
-      event.emplace(std::move(progress));
-    } else {
-      MessagesEvent<T, D> batch;
-      batch.time = d.get<T>();
-      const std::size_t n = d.get_count(codec_min_size<D>(), "records");
-      if constexpr (codec_min_size<D>() > 0) batch.data.reserve(n);
-      for (std::size_t i = 0; i < n; ++i) batch.data.push_back(d.get<D>());
-      event.emplace(std::move(batch));
+      d.expect_end("event body");
+    } catch (const CodecError& e) {
+      throw FormatError(FormatErrorKind::BadPayload, e.offset(),
+                        "cannot decode " + e.reading() + ": " + e.problem());
     }
-    if (d.remaining() != 0)
-      d.fail(std::to_string(d.remaining()) + " bytes left over after the event's last field");
     last_event_ = consumed_;
     consume(total);
     return event;
