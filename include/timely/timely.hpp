@@ -3,6 +3,7 @@
 /// Library code includes exactly what it uses instead.
 #pragma once
 
+#include <timely/codec.hpp>
 #include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/order.hpp>
@@ -43,11 +44,14 @@
 
 namespace timely {
 // The names programs use most, at the top level.
+using dataflow::ActivateCapability;
 using dataflow::Capability;
 using dataflow::Exchange;
 using dataflow::FeedbackHandle;
+using dataflow::FrontierNotificator;
 using dataflow::InputCapability;
 using dataflow::InputHandle;
+using dataflow::Notificator;
 using dataflow::OperatorBuilder;
 using dataflow::OperatorInput;
 using dataflow::OperatorOutput;
@@ -55,4 +59,5 @@ using dataflow::Pipeline;
 using dataflow::ProbeHandle;
 using dataflow::Scope;
 using dataflow::Stream;
+using dataflow::UnorderedHandle;
 }  // namespace timely
