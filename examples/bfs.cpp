@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
 
     std::vector<std::map<bfs::Level, std::uint64_t>> levels(config.workers);
     timely::execute(config, [&](timely::Worker& worker) {
-      auto& mine = levels[worker.index()];
+      auto& mine = levels[worker.index() % config.workers];  // this process's workers only
       worker.dataflow<bfs::Time>([&](auto& scope) {
         auto edges = to_stream(scope, graph.share(worker.index(), worker.peers()));
         std::vector<graphs::Node> roots;

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
 
     std::vector<std::vector<pagerank::Ranked>> best(config.workers);
     timely::execute(config, [&](timely::Worker& worker) {
-      auto& mine = best[worker.index()];
+      auto& mine = best[worker.index() % config.workers];  // this process's workers only
       worker.dataflow<pagerank::Time>([&](auto& scope) {
         auto edges = to_stream(scope, graph.share(worker.index(), worker.peers()));
         auto ranked = pagerank::ranks(scope, edges, graph.nodes(), static_cast<pagerank::Round>(iterations));

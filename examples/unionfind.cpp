@@ -41,9 +41,12 @@ int main(int argc, char** argv) {
     timely::execute(config, [&](timely::Worker& worker) {
       timely::InputHandle<unionfind::Time, graphs::Edge> input;
       timely::ProbeHandle<unionfind::Time> probe;
-      auto& mine = merges[worker.index()];
+      auto& mine = merges[worker.index() % config.workers];  // this process's workers only
       worker.dataflow<unionfind::Time>([&](auto& scope) {
+        // The forest's edges are counted on worker 0, so that process 0 knows the whole count
+        // however many processes there are.
         unionfind::spanning_forest(scope, input.to_stream(scope), graph.nodes()) |
+            exchange([](const graphs::Edge&) { return std::uint64_t{0}; }) |
             inspect([&mine](const graphs::Edge&) { ++mine; }) | probe_with(probe);
       });
       std::uint64_t sent = 0;
@@ -54,14 +57,15 @@ int main(int argc, char** argv) {
           while (probe.less_than(input.time())) worker.step();
         }
       });
-      epochs[worker.index()] = (sent + batch - 1) / batch;
+      epochs[worker.index() % config.workers] = (sent + batch - 1) / batch;
       input.close();
     });
     const auto end = std::chrono::steady_clock::now();
 
     std::uint64_t merged = 0;
     for (auto m : merges) merged += m;
-    std::printf("components: %llu\n", static_cast<unsigned long long>(graph.nodes() - merged));
+    if (config.process_index == 0)  // worker 0 is there
+      std::printf("components: %llu\n", static_cast<unsigned long long>(graph.nodes() - merged));
     std::fflush(stdout);
     auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
     std::fprintf(stderr,

@@ -1,13 +1,16 @@
 /// \file
-/// Entry points: `Config` (how many workers, which progress mode), `Config::from_args` (the
-/// worker arguments `-w N`/`--workers N`, `--progress-mode eager|demand`, `--help`),
-/// `execute(config, closure)`, `execute_from_args(argc, argv, closure)` and
-/// `execute_directly(closure)`.
+/// Entry points: `Config` (how many workers and processes, which progress mode), `Config::from_args`
+/// (the worker arguments `-w N`, `-n P`, `-p I`, `-h FILE`, `-r`, `--connect-timeout S`,
+/// `--progress-mode eager|demand`, `--help`), `execute(config, closure)`,
+/// `execute_from_args(argc, argv, closure)` and `execute_directly(closure)`.
 ///
-/// `execute` starts `config.workers` worker threads; each runs `closure(Worker&)` and then keeps
-/// stepping until all of its dataflows are complete. It returns the closures' results in worker
-/// order. If any worker throws, every worker stops at its next step and `execute` rethrows the
-/// first error (the original exception, not the `WorkerAborted` of the others).
+/// `execute` starts `config.workers` worker threads in this process (connecting first to the
+/// other `config.processes - 1` processes if there are several); each runs `closure(Worker&)`
+/// and then keeps stepping until all of its dataflows are complete. It returns the closures'
+/// results of this process's workers in worker order. If any worker throws, every worker (of
+/// every process) stops at its next step and `execute` rethrows the first error (the original
+/// exception, not the `WorkerAborted` of the others; on other processes a `NetworkError` that
+/// quotes it). A lost peer process makes `execute` throw `NetworkError` naming it.
 ///
 /// Source: the reference's `execute` module and `Config` (SEMANTICS.md §7.7). Thread-safety:
 /// `execute` may be called from any thread; the closure runs on each worker thread.
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include <timely/communication/allocator.hpp>
+#include <timely/communication/network.hpp>
 #include <timely/error.hpp>
 #include <timely/worker.hpp>
 #include <timely/worker_state.hpp>
@@ -30,8 +34,17 @@ namespace timely {
 
 /// How to run a computation.
 struct Config {
-  /// Worker threads in this process (>= 1).
+  /// Worker threads in this process (>= 1); every process of a computation has the same number.
   std::size_t workers = 1;
+  /// Processes in the computation (P >= 1) and this one's index (< P).
+  std::size_t processes = 1;
+  std::size_t process_index = 0;
+  /// Where each process listens (`host:port`, one per process; see `communication::read_hostfile`).
+  /// Empty means `localhost:2101`, `localhost:2102`, ... as the reference does.
+  std::vector<communication::Address> addresses;
+  /// Start-up patience, heartbeats, frame limit and `-r` reporting of the cluster transport
+  /// (its `processes`, `process` and `addresses` are taken from the fields above).
+  communication::ClusterConfig network{};
   /// Settings every worker gets.
   WorkerConfig worker{};
   /// Positional arguments `from_args` did not interpret, in order (the program's own).
@@ -45,11 +58,24 @@ struct Config {
     c.workers = workers;
     return c;
   }
-  /// Parses worker arguments: `-w N`/`--workers N` (also `--threads N`), `--progress-mode
-  /// eager|demand`, `--help`. Positional arguments are collected in `positional` and left to the
-  /// program. `argv[0]` is the program name.
+  /// `processes` processes of `workers` threads each, this one being `process`, listening at
+  /// `addresses[i]`.
+  static Config cluster(std::size_t workers, std::size_t processes, std::size_t process,
+                        std::vector<communication::Address> addresses) {
+    Config c;
+    c.workers = workers;
+    c.processes = processes;
+    c.process_index = process;
+    c.addresses = std::move(addresses);
+    return c;
+  }
+  /// Parses worker arguments: `-w N`/`--workers N` (also `--threads N`), `-n P`/`--processes P`,
+  /// `-p I`/`--process I`, `-h FILE`/`--hostfile FILE` (one `host:port` a line), `-r`/`--report`,
+  /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--help`. Positional arguments
+  /// are collected in `positional` and left to the program. `argv[0]` is the program name.
   /// \throws ConfigError naming the bad argument (unknown flag, missing or non-numeric value,
-  /// zero workers); HelpRequested with the usage text for `--help`.
+  /// zero workers, a process index not below P, an unreadable or malformed hostfile);
+  /// HelpRequested with the usage text for `--help`.
   static Config from_args(int argc, const char* const* argv);
   /// The usage text of the worker arguments.
   static std::string usage(const std::string& program);
@@ -63,7 +89,8 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
 
 /// Runs `closure(Worker&)` on every worker of `config` and waits for all dataflows to complete.
 /// \returns `std::vector` of the closures' results in worker order (nothing for `void`).
-/// \throws ConfigError if `config.workers` is 0; the first exception any worker threw.
+/// \throws ConfigError if `config.workers` is 0 or the cluster settings are bad; NetworkError
+/// if the processes cannot connect or one is lost; the first exception any worker threw.
 template <class F>
 auto execute(const Config& config, F&& closure) {
   using R = std::invoke_result_t<F&, Worker&>;
@@ -72,7 +99,7 @@ auto execute(const Config& config, F&& closure) {
     detail::run_workers(config, [&](Worker& w) { closure(w); });
   } else {
     std::vector<std::optional<R>> slots(config.workers);
-    detail::run_workers(config, [&](Worker& w) { slots[w.index()].emplace(closure(w)); });
+    detail::run_workers(config, [&](Worker& w) { slots[w.index() % config.workers].emplace(closure(w)); });
     std::vector<R> results;
     results.reserve(slots.size());
     for (auto& s : slots) results.push_back(std::move(*s));

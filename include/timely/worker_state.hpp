@@ -42,7 +42,7 @@ class WorkerState {
   WorkerState(communication::Allocator allocator, WorkerConfig config)
       : allocator_(std::move(allocator)),
         activations_(std::make_shared<scheduling::Activations>(
-            [shared = allocator_.shared(), index = allocator_.index()] { shared->buzz(index); })),
+            [shared = allocator_.shared(), local = allocator_.local_index()] { shared->buzz(local); })),
         config_(config) {}
 
   /// This worker's index in `0..peers()`.

@@ -81,6 +81,19 @@ std::shared_ptr<void> ProcessShared::rendezvous(std::size_t channel, std::type_i
   return bundle;
 }
 
+void ProcessShared::fail(std::exception_ptr error) {
+  {
+    std::lock_guard lock(failure_mutex_);
+    if (!failure_) failure_ = std::move(error);
+  }
+  poison();
+}
+
+std::exception_ptr ProcessShared::failure() const {
+  std::lock_guard lock(failure_mutex_);
+  return failure_;
+}
+
 void ProcessShared::poison() {
   poisoned_.store(true, std::memory_order_release);
   for (auto& box : mailboxes_) box->buzzer.buzz();

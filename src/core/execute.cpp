@@ -5,6 +5,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <chrono>
+#include <cstdint>
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +20,9 @@ struct Parsed {
   std::size_t processes = 1;
   std::size_t process = 0;
   std::string hostfile;
+  bool report = false;
+  bool zerocopy = false;
+  double connect_timeout = 60;
   std::vector<std::string> positional;
 };
 
@@ -38,10 +43,33 @@ void add_options(CLI::App& app, Parsed& p) {
                  "When workers exchange progress: eager or demand (default demand)")
       ->check(CLI::IsMember({"eager", "demand"}))
       ->option_text("MODE");
-  app.add_option("-n,--processes", p.processes, "Processes in the computation (default 1)")->option_text("P");
-  app.add_option("-p,--process", p.process, "This process's index (default 0)")->option_text("I");
-  app.add_option("-h,--hostfile", p.hostfile, "File of host:port lines, one per process")
+  const auto whole = [](const char* what, unsigned long least, unsigned long most) {
+    return CLI::Validator(
+        [=](std::string& text) -> std::string {
+          const bool digits = !text.empty() && text.size() <= 9 &&
+                              text.find_first_not_of("0123456789") == std::string::npos;
+          if (!digits || std::stoul(text) < least || std::stoul(text) > most)
+            return std::string("expected ") + what + " from " + std::to_string(least) + " to " +
+                   std::to_string(most) + ", got '" + text + "'";
+          return {};
+        },
+        "N");
+  };
+  app.add_option("-n,--processes", p.processes, "Processes in the computation, 1 to 65536 (default 1)")
+      ->check(whole("a whole number of processes", 1, 65536))
+      ->option_text("P");
+  app.add_option("-p,--process", p.process, "This process's index, 0 to P-1 (default 0)")
+      ->check(whole("a process index", 0, 65535))
+      ->option_text("I");
+  app.add_option("-h,--hostfile", p.hostfile,
+                 "File of host:port lines, line i for process i (default localhost:2101, 2102, ...)")
       ->option_text("FILE");
+  app.add_flag("-r,--report", p.report, "Report connection events on standard error");
+  app.add_flag("-z,--zerocopy", p.zerocopy, "Serialize messages between the workers of this process too");
+  app.add_option("--connect-timeout", p.connect_timeout,
+                 "Seconds to wait for all processes to connect (default 60)")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->option_text("SECONDS");
   app.add_option("args", p.positional, "The program's own arguments");
 }
 
@@ -68,12 +96,18 @@ Config Config::from_args(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw ConfigError(std::string("timely: bad worker arguments: ") + e.what() + " (try --help)");
   }
-  if (parsed.processes != 1 || parsed.process != 0 || !parsed.hostfile.empty())
-    throw ConfigError(
-        "timely: running one computation across several processes (-n, -p, -h) is not available in this "
-        "build yet; use -w N for N worker threads in one process");
+  if (parsed.process >= parsed.processes)
+    throw ConfigError("timely: bad worker arguments: the process index -p " + std::to_string(parsed.process) +
+                      " must be less than the number of processes -n " + std::to_string(parsed.processes));
   Config config;
   config.workers = parsed.workers;
+  config.processes = parsed.processes;
+  config.process_index = parsed.process;
+  if (!parsed.hostfile.empty()) config.addresses = communication::read_hostfile(parsed.hostfile, parsed.processes);
+  config.network.report = parsed.report;
+  config.network.zerocopy = parsed.zerocopy;
+  config.network.connect_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(parsed.connect_timeout * 1000.0 + 0.5));
   config.worker.progress_mode = parsed.mode == "eager" ? ProgressMode::Eager : ProgressMode::Demand;
   config.positional = std::move(parsed.positional);
   return config;
@@ -82,14 +116,29 @@ Config Config::from_args(int argc, const char* const* argv) {
 namespace detail {
 
 void run_workers(const Config& config, const std::function<void(Worker&)>& body) {
+  if (config.processes == 0 || config.process_index >= config.processes)
+    throw ConfigError("timely: process index " + std::to_string(config.process_index) +
+                      " must be less than the number of processes " + std::to_string(config.processes));
   auto shared = std::make_shared<communication::ProcessShared>(config.workers);
+  std::shared_ptr<communication::Network> network;
+  if (config.processes > 1 || config.network.zerocopy) {
+    communication::ClusterConfig cluster = config.network;
+    cluster.processes = config.processes;
+    cluster.process = config.process_index;
+    cluster.addresses = config.addresses;
+    if (cluster.addresses.empty())
+      for (std::size_t i = 0; i < config.processes; ++i)
+        cluster.addresses.push_back({"localhost", static_cast<std::uint16_t>(2101 + i)});
+    network = communication::Network::start(cluster, config.workers, shared);
+  }
+
   std::mutex error_mutex;
   std::exception_ptr first_error;    // the first genuine failure
   std::exception_ptr first_aborted;  // a WorkerAborted, if that is all we have
 
   auto run = [&](std::size_t index) {
     try {
-      Worker worker(communication::Allocator(index, shared), config.worker);
+      Worker worker(communication::Allocator(index, shared, network), config.worker);
       body(worker);
       while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
     } catch (const WorkerAborted&) {
@@ -112,11 +161,33 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
   } catch (...) {
     shared->poison();
     for (auto& t : threads) t.join();
+    if (network) network->abort("process " + std::to_string(config.process_index) + " could not start its workers");
     throw;
   }
   for (auto& t : threads) t.join();
+
+  // The first genuine error of a worker of this process wins; then a failure of the network
+  // (a lost peer, or a peer whose computation failed); then an abort.
+  if (!first_error && !first_aborted && network) {
+    try {
+      network->finish();
+    } catch (...) {
+      first_error = std::current_exception();
+    }
+  }
+  if (!first_error) first_error = shared->failure();
+  if (!first_error) first_error = first_aborted;
+  if (first_error && network) {
+    std::string reason = "an unknown error";
+    try {
+      std::rethrow_exception(first_error);
+    } catch (const std::exception& e) {
+      reason = e.what();
+    } catch (...) {
+    }
+    network->abort(reason);
+  }
   if (first_error) std::rethrow_exception(first_error);
-  if (first_aborted) std::rethrow_exception(first_aborted);
 }
 
 }  // namespace detail

@@ -1,21 +1,28 @@
 /// \file
-/// Allocators: how a worker gets channels to its peers. Holds `Buzzer` (a token-semantics
-/// wake-up for a parked worker thread), `ProcessShared` (what the worker threads of one process
-/// share: mailboxes of channel events and the channel rendezvous) and `Allocator` (one per
-/// worker: typed point-to-point, broadcast and pipeline channels, event collection, parking).
+/// Allocators: how a worker gets channels to its peers. `Allocator` (one per worker) makes typed
+/// point-to-point, broadcast and pipeline channels, collects channel events and parks.
 ///
 /// With one worker the allocator is the *thread* allocator: every channel is a queue owned by
 /// that thread, with no locking. With W worker threads it is the *process* allocator: a channel
 /// has one mutex-guarded queue per receiver; a push appends the value, then the channel id to the
 /// receiver's mailbox, then buzzes the receiver if its mailbox went from empty to non-empty, in
 /// that order, so a wake-up is never lost and a busy receiver is never buzzed twice.
-/// A cluster allocator (several processes) plugs in below `Allocator::allocate` for remote
-/// targets without changing the callers.
+/// With P processes of W workers it is the *cluster* allocator: workers of this process are
+/// reached as above, workers of other processes through frames (wire.hpp) that the worker
+/// encodes with `Codec` (codec.hpp) into one buffer per peer process and hands to the
+/// `Network` when it finishes a step (or when the buffer passes 1 MiB); a broadcast sends one
+/// frame per remote process whatever its number of workers. Global worker index = process x W +
+/// thread.
 ///
-/// Source: the reference's `timely_communication::allocator::{thread, process}` and its buzzer
-/// (SEMANTICS.md §7.2-§7.4, §5.9 "Parking and wake-up"). Thread-safety: `Allocator` and the
-/// endpoints it returns belong to their worker thread; `ProcessShared` and `Buzzer` are
-/// thread-safe.
+/// Channel element types must have a `Codec` (codec.hpp) for a program that can run on several
+/// processes: `allocate<T>` and `broadcast<T>` fail to compile otherwise, with a message that
+/// says how to add one. A program that never runs on several processes and exchanges types
+/// without a codec defines `TIMELY_NO_CLUSTER` before including timely; it then throws
+/// `ConfigError` when started with more than one process.
+///
+/// Source: the reference's `timely_communication::allocator::{thread, process, zero_copy}` and
+/// its buzzer (SEMANTICS.md §7.2-§7.6, §5.9 "Parking and wake-up"). Thread-safety: `Allocator`
+/// and the endpoints it returns belong to their worker thread.
 #pragma once
 
 #include <atomic>
@@ -33,74 +40,14 @@
 #include <utility>
 #include <vector>
 
+#include <timely/communication/codec.hpp>
+#include <timely/communication/network.hpp>
+#include <timely/communication/wire.hpp>
+#include <timely/error.hpp>
+#include <timely/communication/process_shared.hpp>
 #include <timely/communication/push_pull.hpp>
 
 namespace timely::communication {
-
-/// Wakes one parked thread. Token semantics: a `buzz` that happens before `park` makes that
-/// `park` return at once, so wake-ups cannot be lost. Thread-safe.
-class Buzzer {
- public:
-  /// Sets the token and wakes the parked thread, if any.
-  void buzz();
-  /// Waits until buzzed or until `timeout` (nanoseconds; `std::nullopt` = forever) passes, then
-  /// clears the token.
-  void park(std::optional<std::chrono::nanoseconds> timeout);
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool token_ = false;
-};
-
-/// The state shared by the worker threads of one process: one mailbox of channel events per
-/// worker, the rendezvous where workers meet to create typed channels, and the poison flag that
-/// stops every worker when one fails. Thread-safe.
-class ProcessShared {
- public:
-  /// \param threads number of worker threads (>= 1). \throws std::invalid_argument on 0.
-  explicit ProcessShared(std::size_t threads);
-
-  [[nodiscard]] std::size_t threads() const noexcept { return mailboxes_.size(); }
-
-  /// Appends `channel` to worker `target`'s mailbox; buzzes it on the empty->non-empty edge.
-  void notify(std::size_t target, std::size_t channel);
-  /// Moves worker `index`'s pending channel ids to the end of `out`.
-  void drain(std::size_t index, std::vector<std::size_t>& out);
-  /// Whether worker `index` has pending channel ids.
-  [[nodiscard]] bool pending(std::size_t index);
-  /// Parks worker `index` unless its mailbox is non-empty or the process is poisoned.
-  void park(std::size_t index, std::optional<std::chrono::nanoseconds> timeout);
-  /// Wakes worker `index` (used by activations from other threads).
-  void buzz(std::size_t index) { mailboxes_[index]->buzzer.buzz(); }
-
-  /// Returns the bundle for `channel`, creating it with `make` on first arrival. Each of the
-  /// `threads()` workers must call this exactly once per channel; the last caller forgets it.
-  /// \throws timely::Error if workers allocate `channel` with different types (a sign that they
-  /// built different dataflows, which breaks channel matching).
-  std::shared_ptr<void> rendezvous(std::size_t channel, std::type_index type,
-                                   const std::function<std::shared_ptr<void>()>& make);
-
-  /// Marks the process failed and wakes every worker; they stop at their next step.
-  void poison();
-  [[nodiscard]] bool poisoned() const noexcept { return poisoned_.load(std::memory_order_acquire); }
-
- private:
-  struct Mailbox {
-    std::mutex mutex;
-    std::vector<std::size_t> ids;
-    Buzzer buzzer;
-  };
-  struct Meeting {
-    std::shared_ptr<void> bundle;
-    std::type_index type;
-    std::size_t arrived;
-  };
-  std::vector<std::unique_ptr<Mailbox>> mailboxes_;
-  std::mutex rendezvous_mutex_;
-  std::vector<std::pair<std::size_t, Meeting>> meetings_;
-  std::atomic<bool> poisoned_{false};
-};
 
 namespace detail {
 
@@ -246,6 +193,131 @@ class FanOut final : public Push<T> {
   std::vector<std::unique_ptr<Push<T>>> pushers_;
 };
 
+/// One worker's outgoing frames, one buffer per process, with the per-(worker, process)
+/// sequence numbers. Shared by that worker's remote pushers; one thread only.
+class SendBuffers {
+ public:
+  SendBuffers(std::shared_ptr<Network> network, std::uint32_t source)
+      : network_(std::move(network)), source_(source), buffers_(network_->processes()), seqs_(network_->processes(), 0) {}
+
+  /// Appends one data frame carrying `value` for workers `lo..hi` of process `peer`.
+  /// \throws timely::Error if the encoded value exceeds the network's payload limit.
+  template <class T>
+  void append(std::size_t peer, std::uint32_t lo, std::uint32_t hi, std::size_t channel, const T& value) {
+    auto& buf = buffers_[peer];
+    const std::size_t start = buf.size();
+    buf.resize(start + wire::header_size);
+    Encoder encoder(buf);
+    Codec<T>::encode(encoder, value);
+    const std::size_t length = buf.size() - start - wire::header_size;
+    if (length > network_->max_payload()) {
+      buf.resize(start);
+      throw timely::Error("timely: a message of " + std::to_string(length) + " bytes on channel " +
+                          std::to_string(channel) + " exceeds the frame payload limit of " +
+                          std::to_string(network_->max_payload()) + " bytes");
+    }
+    buf.resize(start + wire::frame_size(length), 0);
+    wire::FrameHeader header;
+    header.source = source_;
+    header.target_lo = lo;
+    header.target_hi = hi;
+    header.length = static_cast<std::uint32_t>(length);
+    header.channel = channel;
+    header.seq = seqs_[peer]++;
+    wire::encode_header(header, buf.data() + start);
+    if (buf.size() >= flush_bytes) flush(peer);
+  }
+
+  /// Hands every non-empty buffer to the network.
+  void flush_all() {
+    for (std::size_t peer = 0; peer < buffers_.size(); ++peer)
+      if (!buffers_[peer].empty()) flush(peer);
+  }
+
+  /// A buffer this large is handed over without waiting for the end of the step.
+  static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
+
+ private:
+  void flush(std::size_t peer) {
+    network_->send(peer, std::move(buffers_[peer]));
+    buffers_[peer] = network_->buffer(peer);
+  }
+
+  std::shared_ptr<Network> network_;
+  std::uint32_t source_;
+  std::vector<std::vector<std::uint8_t>> buffers_;
+  std::vector<std::uint64_t> seqs_;
+};
+
+/// Sends values to workers `lo..hi` of another process (one worker, or all of them for a
+/// broadcast) by encoding them into the sending worker's buffer for that process.
+template <class T>
+class RemotePusher final : public Push<T> {
+ public:
+  RemotePusher(std::shared_ptr<SendBuffers> buffers, std::size_t peer, std::uint32_t lo, std::uint32_t hi,
+               std::size_t channel)
+      : buffers_(std::move(buffers)), peer_(peer), lo_(lo), hi_(hi), channel_(channel) {}
+  void push(std::optional<T>& element) override {
+    if (!element) return;  // frames leave when the worker finishes its step
+    buffers_->append(peer_, lo_, hi_, channel_, *element);
+    element.reset();
+  }
+
+ private:
+  std::shared_ptr<SendBuffers> buffers_;
+  std::size_t peer_;
+  std::uint32_t lo_;
+  std::uint32_t hi_;
+  std::size_t channel_;
+};
+
+/// Pulls what workers of this process sent (through `local`), then decodes what workers of
+/// other processes sent (views in `inbound`). A message that does not decode exactly throws
+/// `NetworkError` naming the channel and the sending worker.
+template <class T>
+class ClusterPuller final : public Pull<T> {
+ public:
+  ClusterPuller(std::unique_ptr<Pull<T>> local, std::shared_ptr<InboundQueue> inbound, std::size_t channel)
+      : local_(std::move(local)), inbound_(std::move(inbound)), channel_(channel) {}
+
+  std::optional<T>& pull() override {
+    auto& mine = local_->pull();
+    if (mine) return mine;
+    current_.reset();
+    if (next_ == pending_.size()) {
+      pending_.clear();
+      next_ = 0;
+      std::lock_guard lock(inbound_->mutex);
+      std::swap(pending_, inbound_->views);
+    }
+    if (next_ < pending_.size()) {
+      View view = std::move(pending_[next_++]);
+      try {
+        Decoder decoder(view.bytes(), 0);
+        current_.emplace(Codec<T>::decode(decoder));
+        if (decoder.remaining() != 0)
+          throw timely::Error(std::to_string(decoder.remaining()) + " bytes left over after the message");
+      } catch (const std::exception& e) {
+        throw NetworkError("timely: a message from worker " + std::to_string(view.source) + " on channel " +
+                           std::to_string(channel_) + " does not decode: " + e.what());
+      }
+    }
+    return current_;
+  }
+
+ private:
+  std::unique_ptr<Pull<T>> local_;
+  std::shared_ptr<InboundQueue> inbound_;
+  std::size_t channel_;
+  std::vector<View> pending_;
+  std::size_t next_ = 0;
+  std::optional<T> current_;
+};
+
+/// Whether channels of `T` can cross processes in this build.
+template <class T>
+inline constexpr bool cluster_capable = Encodable<T>;
+
 }  // namespace detail
 
 /// One worker's allocator: its index among `peers()` workers, its channels, its events.
@@ -255,42 +327,71 @@ class FanOut final : public Push<T> {
 /// arrives at worker `i`, in FIFO order per sender. Not thread-safe: use it on its worker thread.
 class Allocator {
  public:
-  /// An allocator for worker `index` of the process described by `shared`.
+  /// An allocator for worker `index` of the single process described by `shared`.
   Allocator(std::size_t index, std::shared_ptr<ProcessShared> shared)
-      : index_(index), shared_(std::move(shared)), events_(std::make_shared<detail::Events>()) {}
+      : local_(index), shared_(std::move(shared)), events_(std::make_shared<detail::Events>()) {}
+
+  /// An allocator for local worker `local` of this process in the cluster `network` (which
+  /// may be null: a single process).
+  Allocator(std::size_t local, std::shared_ptr<ProcessShared> shared, std::shared_ptr<Network> network)
+      : local_(local), shared_(std::move(shared)), events_(std::make_shared<detail::Events>()), network_(std::move(network)) {
+    if (network_)
+      buffers_ = std::make_shared<detail::SendBuffers>(network_, static_cast<std::uint32_t>(index()));
+  }
 
   /// A single-worker (thread) allocator.
   static Allocator thread() { return Allocator(0, std::make_shared<ProcessShared>(1)); }
 
-  [[nodiscard]] std::size_t index() const noexcept { return index_; }
-  [[nodiscard]] std::size_t peers() const noexcept { return shared_->threads(); }
+  /// This worker's global index: process x W + thread.
+  [[nodiscard]] std::size_t index() const noexcept { return first_local() + local_; }
+  /// The number of workers in the computation: P x W.
+  [[nodiscard]] std::size_t peers() const noexcept { return processes() * shared_->threads(); }
+  /// This worker's index among the threads of its process.
+  [[nodiscard]] std::size_t local_index() const noexcept { return local_; }
+  /// P, the number of processes.
+  [[nodiscard]] std::size_t processes() const noexcept { return network_ ? network_->processes() : 1; }
 
   /// Point-to-point channel: `peers()` pushers (entry `i` delivers to worker `i`) and one puller.
-  /// `T` must be movable between threads.
+  /// `T` must be movable between threads, and have a `Codec` unless `TIMELY_NO_CLUSTER`.
   template <class T>
   std::pair<std::vector<std::unique_ptr<Push<T>>>, std::unique_ptr<Pull<T>>> allocate(std::size_t channel) {
+    check_cluster_capable<T>();
     std::vector<std::unique_ptr<Push<T>>> pushers;
-    if (peers() == 1) {
+    if (peers() == 1 && !zerocopy()) {
       auto [push, pull] = pipeline<T>(channel);
       pushers.push_back(std::move(push));
       return {std::move(pushers), std::move(pull)};
     }
-    auto erased = shared_->rendezvous(channel, std::type_index(typeid(T)), [n = peers()] {
-      return std::static_pointer_cast<void>(std::make_shared<detail::ChannelBundle<T>>(n));
-    });
-    auto bundle = std::static_pointer_cast<detail::ChannelBundle<T>>(erased);
-    for (std::size_t target = 0; target < peers(); ++target)
-      pushers.push_back(
-          std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, index_, target, channel));
-    return {std::move(pushers), std::make_unique<detail::ProcessPuller<T>>(bundle, index_)};
+    auto bundle = local_bundle<T>(channel);
+    const std::size_t w = shared_->threads();
+    for (std::size_t target = 0; target < peers(); ++target) {
+      if (target / w == process() && !zerocopy())
+        pushers.push_back(
+            std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, local_, target % w, channel));
+      else
+        pushers.push_back(remote_pusher<T>(target / w, target, target + 1, channel));
+    }
+    return {std::move(pushers), puller<T>(bundle, channel)};
   }
 
   /// Broadcast channel: one pusher that reaches every worker, this one included. `T` is copied
-  /// for all workers but one.
+  /// for the other workers of this process and encoded once per other process.
   template <class T>
   std::pair<std::unique_ptr<Push<T>>, std::unique_ptr<Pull<T>>> broadcast(std::size_t channel) {
-    auto [pushers, puller] = allocate<T>(channel);
-    return {std::make_unique<detail::FanOut<T>>(std::move(pushers)), std::move(puller)};
+    check_cluster_capable<T>();
+    if (!network_) {
+      auto [pushers, puller] = allocate<T>(channel);
+      return {std::make_unique<detail::FanOut<T>>(std::move(pushers)), std::move(puller)};
+    }
+    auto bundle = local_bundle<T>(channel);
+    const std::size_t w = shared_->threads();
+    std::vector<std::unique_ptr<Push<T>>> pushers;
+    for (std::size_t p = 0; p < processes(); ++p)
+      if (p != process() || zerocopy()) pushers.push_back(remote_pusher<T>(p, p * w, (p + 1) * w, channel));
+    if (!zerocopy())
+      for (std::size_t t = 0; t < w; ++t)
+        pushers.push_back(std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, local_, t, channel));
+    return {std::make_unique<detail::FanOut<T>>(std::move(pushers)), puller<T>(bundle, channel)};
   }
 
   /// A channel from this worker to itself: a plain queue, whatever the allocator kind.
@@ -302,23 +403,78 @@ class Allocator {
   }
 
   /// Moves channel events from other threads into `events()`.
-  void receive() { shared_->drain(index_, *events_); }
-  /// Publishes buffered outbound data (nothing to do for in-process channels).
-  void release() {}
+  void receive() { shared_->drain(local_, *events_); }
+  /// Publishes buffered outbound data: frames for other processes go to the network.
+  void release() {
+    if (buffers_) buffers_->flush_all();
+  }
   /// Channel ids with activity since the caller last cleared the list.
   [[nodiscard]] std::vector<std::size_t>& events() noexcept { return *events_; }
   /// Parks the thread until an event arrives or `timeout` passes, unless events are pending.
   void await_events(std::optional<std::chrono::nanoseconds> timeout) {
-    if (events_->empty()) shared_->park(index_, timeout);
+    if (events_->empty()) shared_->park(local_, timeout);
   }
 
   /// The process-wide shared state (for activations from other threads and failure handling).
   [[nodiscard]] const std::shared_ptr<ProcessShared>& shared() const noexcept { return shared_; }
 
  private:
-  std::size_t index_;
+  [[nodiscard]] std::size_t process() const noexcept { return network_ ? network_->process() : 0; }
+  [[nodiscard]] std::size_t first_local() const noexcept { return process() * shared_->threads(); }
+  [[nodiscard]] bool zerocopy() const noexcept { return network_ && network_->zerocopy(); }
+
+  template <class T>
+  void check_cluster_capable() const {
+#ifndef TIMELY_NO_CLUSTER
+    static_assert(detail::cluster_capable<T>,
+                  "timely: this channel's element type has no Codec, so it cannot travel between processes. "
+                  "Give the record (and timestamp) type an encoding by specializing "
+                  "timely::communication::Codec<YourType> with encode/decode/name (see "
+                  "timely/communication/codec.hpp and the book's chapter on running across processes); "
+                  "aggregates of encodable fields get one automatically. Or, if this program never runs "
+                  "on several processes, define TIMELY_NO_CLUSTER before including timely.");
+#else
+    if (!detail::cluster_capable<T> && network_)
+      throw ConfigError(
+          "timely: this program was built with TIMELY_NO_CLUSTER and exchanges a type without a Codec; "
+          "it cannot run on several processes (-n)");
+#endif
+  }
+
+  template <class T>
+  std::shared_ptr<detail::ChannelBundle<T>> local_bundle(std::size_t channel) {
+    auto erased = shared_->rendezvous(channel, std::type_index(typeid(T)), [n = shared_->threads()] {
+      return std::static_pointer_cast<void>(std::make_shared<detail::ChannelBundle<T>>(n));
+    });
+    return std::static_pointer_cast<detail::ChannelBundle<T>>(erased);
+  }
+
+  template <class T>
+  std::unique_ptr<Push<T>> remote_pusher(std::size_t peer, std::size_t lo, std::size_t hi, std::size_t channel) {
+    if constexpr (detail::cluster_capable<T>) {
+      return std::make_unique<detail::RemotePusher<T>>(buffers_, peer, static_cast<std::uint32_t>(lo),
+                                                       static_cast<std::uint32_t>(hi), channel);
+    } else {
+      (void)peer, (void)lo, (void)hi, (void)channel;
+      throw ConfigError("timely: a type without a Codec cannot travel between processes");
+    }
+  }
+
+  template <class T>
+  std::unique_ptr<Pull<T>> puller(std::shared_ptr<detail::ChannelBundle<T>> bundle, std::size_t channel) {
+    auto local = std::make_unique<detail::ProcessPuller<T>>(std::move(bundle), local_);
+    if constexpr (detail::cluster_capable<T>) {
+      if (network_)
+        return std::make_unique<detail::ClusterPuller<T>>(std::move(local), network_->inbound(local_, channel), channel);
+    }
+    return local;
+  }
+
+  std::size_t local_;
   std::shared_ptr<ProcessShared> shared_;
   std::shared_ptr<detail::Events> events_;
+  std::shared_ptr<Network> network_;
+  std::shared_ptr<detail::SendBuffers> buffers_;
 };
 
 }  // namespace timely::communication

@@ -1,0 +1,142 @@
+/// \file
+/// The cluster transport: `ClusterConfig` (who the processes are and how patient to be),
+/// `read_hostfile`/`parse_hostfile` and `parse_address` (the hostfile of `host:port` lines),
+/// `NetworkError` (a connection could not be made or was lost, or a peer sent bad bytes),
+/// `InboundQueue` (received messages for one worker and channel, as views into receive buffers)
+/// and `Network` (the TCP connections of one process to all others, with a send thread and a
+/// receive thread per peer). Boost.Asio stays inside src/communication/network.cpp.
+///
+/// The cluster allocator (`Allocator` in allocator.hpp) encodes messages for workers of other
+/// processes into frames (wire.hpp) in per-worker buffers and hands whole buffers to
+/// `Network::send`; the send thread of that peer writes them with vectored writes. The receive
+/// thread reads into large slabs and hands each data frame's payload, without copying, to the
+/// `InboundQueue` of every target worker (one copy per process for a broadcast), then wakes
+/// that worker.
+///
+/// Failure: a peer that closes without an end-of-stream frame, a connection error, a peer
+/// silent for longer than `heartbeat_timeout` (killed, stopped, or cut off: idle connections
+/// carry heartbeats), a corrupt frame, or an abort frame from a peer whose computation failed:
+/// each records a `NetworkError` naming the peer in the `ProcessShared`, which stops every
+/// worker of this process; `execute` then rethrows it.
+///
+/// Source: the reference's `timely_communication::allocator::zero_copy` and `networking`
+/// (SEMANTICS.md §7.5-§7.6): per-peer send and receive threads, byte slabs, reference-counted
+/// views. Thread-safety: `Network` is thread-safe; `InboundQueue` is guarded by its mutex.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <istream>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <timely/communication/process_shared.hpp>
+#include <timely/error.hpp>
+
+namespace timely::communication {
+
+/// A connection between processes could not be made, was lost, carried bad bytes, or the
+/// peer's computation failed; the message names the peer process and its address.
+class NetworkError : public timely::Error {
+ public:
+  using timely::Error::Error;
+};
+
+/// One line of a hostfile: where a process listens.
+struct Address {
+  std::string host;    ///< a host name or IPv4 address, or an IPv6 address without brackets
+  std::uint16_t port;  ///< 1 to 65535
+  [[nodiscard]] std::string to_string() const;
+};
+
+/// Parses `host:port` (IPv6 as `[addr]:port`). `where` names the text in errors (e.g.
+/// "line 3 of hosts.txt"). \throws ConfigError if the host is empty or the port is missing,
+/// not a number, or outside 1..65535.
+Address parse_address(const std::string& text, const std::string& where);
+
+/// Reads a hostfile: one `host:port` a line for process 0, 1, ...; lines starting with `#` are
+/// comments. At least `processes` lines are needed; further lines are ignored.
+/// \throws ConfigError naming the file and line for a blank line, a malformed address, or too
+/// few lines; and if the file cannot be read.
+std::vector<Address> parse_hostfile(std::istream& in, const std::string& name, std::size_t processes);
+/// `parse_hostfile` on the file at `path`.
+std::vector<Address> read_hostfile(const std::string& path, std::size_t processes);
+
+/// How the processes of a computation find each other.
+struct ClusterConfig {
+  std::size_t processes = 1;       ///< P
+  std::size_t process = 0;         ///< this process's index, < P
+  std::vector<Address> addresses;  ///< where process i listens, for i < P
+  /// How long start-up may take: connecting (with retries and back-off) and handshakes.
+  std::chrono::milliseconds connect_timeout{60'000};
+  /// An idle connection sends a heartbeat this often.
+  std::chrono::milliseconds heartbeat_interval{500};
+  /// A peer silent for this long is declared lost.
+  std::chrono::milliseconds heartbeat_timeout{5'000};
+  /// Most payload bytes of one message (one frame); larger messages fail with an error.
+  std::uint32_t max_payload = 1u << 30;
+  /// Print connection events to standard error (the `-r` flag).
+  bool report = false;
+  /// Serialize messages between the workers of this process too (the `-z` flag): they travel as
+  /// frames in memory, exactly as they would between processes. Allowed with one process.
+  bool zerocopy = false;
+};
+
+/// A received message: `size` bytes at `data`, kept alive by `owner` (the receive slab).
+struct View {
+  std::shared_ptr<const std::uint8_t[]> owner;
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+  std::uint32_t source = 0;  ///< global index of the sending worker
+  [[nodiscard]] std::span<const std::uint8_t> bytes() const noexcept { return {data, size}; }
+};
+
+/// Received messages for one worker and channel, in arrival order. Thread-safe.
+struct InboundQueue {
+  std::mutex mutex;
+  std::vector<View> views;
+};
+
+/// The TCP connections of one process to all other processes of a computation.
+class Network {
+ public:
+  /// Listens on this process's address, connects to every other process and completes the
+  /// handshakes, all within `config.connect_timeout`; then starts the send and receive threads.
+  /// `workers` is W; received messages wake workers through `shared`.
+  /// \throws ConfigError for a bad configuration, an address that cannot be listened on, or a
+  /// handshake that shows different arguments; NetworkError if a peer cannot be reached in time.
+  static std::shared_ptr<Network> start(const ClusterConfig& config, std::size_t workers,
+                                        std::shared_ptr<ProcessShared> shared);
+
+  virtual ~Network() = default;
+
+  [[nodiscard]] virtual std::size_t processes() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t process() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t workers() const noexcept = 0;
+  [[nodiscard]] virtual std::uint32_t max_payload() const noexcept = 0;
+  /// Whether workers of this process exchange serialized frames too (`ClusterConfig::zerocopy`).
+  [[nodiscard]] virtual bool zerocopy() const noexcept = 0;
+
+  /// Queues `frames` (whole frames) for process `peer`; the send thread writes them in order.
+  /// Frames for this process itself (zerocopy mode) are delivered at once.
+  virtual void send(std::size_t peer, std::vector<std::uint8_t>&& frames) = 0;
+  /// An empty buffer for frames to `peer`, recycled from earlier sends when possible.
+  virtual std::vector<std::uint8_t> buffer(std::size_t peer) = 0;
+  /// The queue of messages for local worker `local` on `channel` (created on first use by
+  /// either side; the receive thread may deliver before the worker asks).
+  virtual std::shared_ptr<InboundQueue> inbound(std::size_t local, std::size_t channel) = 0;
+
+  /// Ends a successful computation: flushes, sends end of stream to every peer, and waits for
+  /// every peer's end of stream. \throws NetworkError if a peer failed meanwhile.
+  virtual void finish() = 0;
+  /// Ends a failed computation: tells every peer why (best effort, bounded time), closes the
+  /// connections and joins the threads. Never throws.
+  virtual void abort(const std::string& reason) noexcept = 0;
+};
+
+}  // namespace timely::communication

@@ -1,0 +1,729 @@
+// The cluster transport over TCP (Boost.Asio): hostfile parsing, start-up (listen, connect with
+// back-off, handshake), one send thread and one receive thread per peer process, heartbeats,
+// clean shutdown and failure handling. See include/timely/communication/network.hpp.
+#include <timely/communication/network.hpp>
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include <boost/asio.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <timely/communication/wire.hpp>
+
+namespace timely::communication {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------------
+// Addresses and hostfiles
+
+std::string Address::to_string() const {
+  if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
+  return host + ":" + std::to_string(port);
+}
+
+Address parse_address(const std::string& text, const std::string& where) {
+  const auto bad = [&](const std::string& why) -> ConfigError {
+    return ConfigError("timely: " + where + ": '" + text + "' is not host:port (" + why + ")");
+  };
+  std::string host;
+  std::string port;
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    if (close == std::string::npos) throw bad("unclosed '[' of an IPv6 address");
+    host = text.substr(1, close - 1);
+    if (close + 1 >= text.size() || text[close + 1] != ':') throw bad("missing ':port' after the address");
+    port = text.substr(close + 2);
+  } else {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos) throw bad("missing ':port'");
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (host.find(':') != std::string::npos) throw bad("write an IPv6 address as [address]:port");
+  }
+  if (host.empty()) throw bad("empty host");
+  if (host.find_first_of(" \t") != std::string::npos) throw bad("space in the host");
+  if (port.empty()) throw bad("empty port");
+  if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
+    throw bad("the port must be a number from 1 to 65535");
+  const auto number = std::stoul(port);
+  if (number < 1 || number > 65535) throw bad("the port must be a number from 1 to 65535");
+  return Address{host, static_cast<std::uint16_t>(number)};
+}
+
+std::vector<Address> parse_hostfile(std::istream& in, const std::string& name, std::size_t processes) {
+  std::vector<Address> out;
+  std::string line;
+  std::size_t number = 0;
+  while (out.size() < processes && std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos)
+      throw ConfigError("timely: hostfile " + name + ": line " + std::to_string(number) +
+                        " is blank; every line must be host:port (the address of process " +
+                        std::to_string(out.size()) + ")");
+    if (line[first] == '#') continue;
+    const auto last = line.find_last_not_of(" \t");
+    out.push_back(parse_address(line.substr(first, last - first + 1),
+                                "hostfile " + name + ", line " + std::to_string(number)));
+  }
+  if (out.size() < processes)
+    throw ConfigError("timely: hostfile " + name + " lists " + std::to_string(out.size()) + " address" +
+                      (out.size() == 1 ? "" : "es") + ", but " + std::to_string(processes) +
+                      " processes need one each (-n " + std::to_string(processes) + ")");
+  return out;
+}
+
+std::vector<Address> read_hostfile(const std::string& path, std::size_t processes) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("timely: cannot read hostfile '" + path + "': " + std::strerror(errno));
+  return parse_hostfile(in, "'" + path + "'", processes);
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Blocking socket helpers with deadlines (poll on the native handle)
+
+/// Waits until `fd` is ready for `events` or `deadline` passes. Returns false on timeout.
+bool wait_ready(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, events, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r > 0) return true;
+    if (r < 0 && errno != EINTR) return true;  // let the following read/write report the error
+  }
+}
+
+/// Reads exactly `n` bytes before `deadline`. Throws NetworkError naming `what` on timeout,
+/// end of stream or error.
+void read_exact(tcp::socket& socket, std::uint8_t* data, std::size_t n, Clock::time_point deadline,
+                const std::string& what) {
+  std::size_t got = 0;
+  while (got < n) {
+    if (!wait_ready(socket.native_handle(), POLLIN, deadline))
+      throw NetworkError("timely: timed out waiting for " + what);
+    boost::system::error_code ec;
+    const auto r = socket.read_some(asio::buffer(data + got, n - got), ec);
+    if (ec == asio::error::eof)
+      throw NetworkError("timely: " + what + ": the peer closed the connection after " + std::to_string(got) +
+                         " of " + std::to_string(n) + " bytes");
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again && ec != asio::error::interrupted)
+      throw NetworkError("timely: " + what + ": " + ec.message());
+    got += r;
+  }
+}
+
+void write_all(tcp::socket& socket, const void* data, std::size_t n, const std::string& what) {
+  boost::system::error_code ec;
+  asio::write(socket, asio::buffer(data, n), ec);
+  if (ec) throw NetworkError("timely: " + what + ": " + ec.message());
+}
+
+std::string describe(std::size_t process, const Address& address) {
+  return "process " + std::to_string(process) + " (" + address.to_string() + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The network
+
+class TcpNetwork;
+
+/// Receive slabs of the standard size, recycled: the last view of a slab returns it here (from
+/// whichever worker thread drops it), and the receive thread takes it back. The mutex orders the
+/// workers' reads of a slab before the receive thread's next writes into it.
+class SlabPool : public std::enable_shared_from_this<SlabPool> {
+ public:
+  static constexpr std::size_t slab_bytes = std::size_t{1} << 20;
+
+  /// A slab of at least `bytes` bytes; standard-size slabs come back to the pool when released.
+  std::shared_ptr<std::uint8_t[]> take(std::size_t bytes) {
+    if (bytes > slab_bytes) return std::shared_ptr<std::uint8_t[]>(new std::uint8_t[bytes]);
+    std::unique_ptr<std::uint8_t[]> slab;
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        slab = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (!slab) slab.reset(new std::uint8_t[slab_bytes]);
+    auto* raw = slab.release();
+    return std::shared_ptr<std::uint8_t[]>(raw, [pool = shared_from_this()](std::uint8_t* p) { pool->give(p); });
+  }
+
+ private:
+  void give(std::uint8_t* p) {
+    std::unique_ptr<std::uint8_t[]> slab(p);
+    std::lock_guard lock(mutex_);
+    if (free_.size() < 16) free_.push_back(std::move(slab));
+  }
+
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<std::uint8_t[]>> free_;
+};
+
+/// One connection to a peer process, with its send and receive threads.
+struct Link {
+  std::size_t peer = 0;
+  Address address;
+  tcp::socket socket;
+
+  // Send side.
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<std::vector<std::uint8_t>> queue;
+  std::vector<std::vector<std::uint8_t>> free;
+  bool closing = false;     // finish(): write end of stream after the queue
+  bool aborting = false;    // abort(): write the abort frame and stop
+  std::string abort_reason;
+  bool sender_finished = false;  // guarded by mutex
+  std::thread sender;
+
+  // Receive side.
+  std::thread receiver;
+  std::atomic<bool> received_eos{false};
+
+  explicit Link(asio::io_context& io) : socket(io) {}
+};
+
+class TcpNetwork final : public Network, public std::enable_shared_from_this<TcpNetwork> {
+ public:
+  TcpNetwork(const ClusterConfig& config, std::size_t workers, std::shared_ptr<ProcessShared> shared)
+      : config_(config), workers_(workers), shared_(std::move(shared)) {}
+
+  ~TcpNetwork() override { abort("the network was dropped"); }
+
+  std::size_t processes() const noexcept override { return config_.processes; }
+  std::size_t process() const noexcept override { return config_.process; }
+  std::size_t workers() const noexcept override { return workers_; }
+  std::uint32_t max_payload() const noexcept override { return config_.max_payload; }
+  bool zerocopy() const noexcept override { return config_.zerocopy; }
+
+  void send(std::size_t peer, std::vector<std::uint8_t>&& frames) override {
+    if (peer == config_.process) {
+      deliver_local(std::move(frames));
+      return;
+    }
+    auto& link = *links_[peer];
+    {
+      std::lock_guard lock(link.mutex);
+      link.queue.push_back(std::move(frames));
+    }
+    link.cv.notify_one();
+  }
+
+  std::vector<std::uint8_t> buffer(std::size_t peer) override {
+    if (peer == config_.process) return {};
+    auto& link = *links_[peer];
+    std::lock_guard lock(link.mutex);
+    if (link.free.empty()) return {};
+    auto out = std::move(link.free.back());
+    link.free.pop_back();
+    return out;
+  }
+
+  std::shared_ptr<InboundQueue> inbound(std::size_t local, std::size_t channel) override {
+    std::lock_guard lock(inbound_mutex_);
+    auto& slot = inbound_[{local, channel}];
+    if (!slot) slot = std::make_shared<InboundQueue>();
+    return slot;
+  }
+
+  void finish() override {
+    for (auto& link : links_) {
+      if (!link) continue;
+      {
+        std::lock_guard lock(link->mutex);
+        link->closing = true;
+      }
+      link->cv.notify_one();
+    }
+    join();
+    if (auto error = shared_->failure()) std::rethrow_exception(error);
+  }
+
+  void abort(const std::string& reason) noexcept override {
+    if (joined_) return;
+    for (auto& link : links_) {
+      if (!link) continue;
+      {
+        std::lock_guard lock(link->mutex);
+        link->aborting = true;
+        link->abort_reason = reason;
+      }
+      link->cv.notify_one();
+    }
+    // Give the senders a moment to deliver the reason, then cut every connection so that no
+    // thread stays blocked on a peer that does not read.
+    const auto until = Clock::now() + std::chrono::milliseconds(1000);
+    for (auto& link : links_) {
+      if (!link || !link->sender.joinable()) continue;
+      std::unique_lock lock(link->mutex);
+      link->cv.wait_until(lock, until, [&] { return link->sender_finished; });
+    }
+    stopping_.store(true);
+    for (auto& link : links_)
+      if (link && link->socket.is_open()) ::shutdown(link->socket.native_handle(), SHUT_RDWR);
+    join();
+  }
+
+  /// Listens, connects, handshakes (all before the deadline), then starts the threads.
+  void start() {
+    if (config_.processes == 1) {
+      links_.resize(1);
+      return;  // zerocopy within one process: no connections
+    }
+    const auto deadline = Clock::now() + config_.connect_timeout;
+    const std::size_t me = config_.process;
+    links_.resize(config_.processes);
+    const auto& mine = config_.addresses[me];
+
+    // Listen on this process's line of the hostfile.
+    tcp::acceptor acceptor(io_);
+    {
+      boost::system::error_code ec;
+      tcp::resolver resolver(io_);
+      auto endpoints = resolver.resolve(mine.host, std::to_string(mine.port), ec);
+      if (ec || endpoints.empty())
+        throw ConfigError("timely: cannot resolve this process's address " + mine.to_string() + " (process " +
+                          std::to_string(me) + " in the hostfile): " + ec.message());
+      const tcp::endpoint endpoint = *endpoints.begin();
+      acceptor.open(endpoint.protocol(), ec);
+      if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+      if (!ec) acceptor.bind(endpoint, ec);
+      if (!ec) acceptor.listen(static_cast<int>(std::max<std::size_t>(config_.processes, 16)), ec);
+      if (ec)
+        throw ConfigError("timely: process " + std::to_string(me) + " cannot listen on " + mine.to_string() + ": " +
+                          ec.message() +
+                          (ec == asio::error::address_in_use
+                               ? " (is another process already running with -p " + std::to_string(me) + "?)"
+                               : ""));
+      acceptor.non_blocking(true);
+      report("process " + std::to_string(me) + " listening on " + mine.to_string());
+    }
+
+    // Connect to every lower process; the higher ones connect to us.
+    for (std::size_t peer = 0; peer < me; ++peer) {
+      auto link = std::make_unique<Link>(io_);
+      link->peer = peer;
+      link->address = config_.addresses[peer];
+      connect(*link, deadline);
+      handshake(*link, peer, deadline);
+      report("connected to " + describe(peer, link->address));
+      links_[peer] = std::move(link);
+    }
+    std::size_t waiting = config_.processes - 1 - me;
+    while (waiting > 0) {
+      if (!wait_ready(acceptor.native_handle(), POLLIN, deadline)) {
+        std::string missing;
+        for (std::size_t p = me + 1; p < config_.processes; ++p)
+          if (!links_[p]) missing += (missing.empty() ? "" : ", ") + describe(p, config_.addresses[p]);
+        throw NetworkError("timely: process " + std::to_string(me) + " timed out after " +
+                           std::to_string(config_.connect_timeout.count()) + " ms waiting for " + missing +
+                           " to connect");
+      }
+      auto link = std::make_unique<Link>(io_);
+      boost::system::error_code ec;
+      acceptor.accept(link->socket, ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::interrupted ||
+          ec == asio::error::connection_aborted)
+        continue;
+      if (ec) throw NetworkError("timely: process " + std::to_string(me) + " failed to accept a connection: " + ec.message());
+      link->socket.non_blocking(false);
+      const auto peer = handshake(*link, std::nullopt, deadline);
+      if (links_[peer]) {
+        // Both sides learn of it: handshake() already accepted, so the newcomer hears it here.
+        throw ConfigError("timely: two processes claim index " + std::to_string(peer) + " (check the -p arguments)");
+      }
+      link->peer = peer;
+      link->address = config_.addresses[peer];
+      report("accepted " + describe(peer, link->address));
+      links_[peer] = std::move(link);
+      --waiting;
+    }
+    acceptor.close();
+
+    for (auto& link : links_) {
+      if (!link) continue;
+      boost::system::error_code ec;
+      link->socket.set_option(tcp::no_delay(true), ec);
+      link->sender = std::thread([this, l = link.get()] { send_loop(*l); });
+      link->receiver = std::thread([this, l = link.get()] { receive_loop(*l); });
+    }
+  }
+
+ private:
+  /// Zerocopy mode: frames from a worker of this process to workers of this process. The
+  /// buffer becomes the owner of the views; nothing is copied.
+  void deliver_local(std::vector<std::uint8_t>&& frames) {
+    auto holder = std::make_shared<std::vector<std::uint8_t>>(std::move(frames));
+    const std::shared_ptr<const std::uint8_t[]> owner(holder, holder->data());
+    const wire::FrameLimits limits{static_cast<std::uint32_t>(workers_), static_cast<std::uint32_t>(config_.process),
+                                   static_cast<std::uint32_t>(config_.process), config_.max_payload};
+    const std::size_t first = config_.process * workers_;
+    std::size_t at = 0;
+    while (at < holder->size()) {
+      const auto h = wire::parse_header({holder->data() + at, holder->size() - at}, limits, at);
+      for (std::uint32_t target = h.target_lo; target < h.target_hi; ++target) {
+        auto queue = inbound(target - first, h.channel);
+        {
+          std::lock_guard lock(queue->mutex);
+          queue->views.push_back(View{owner, holder->data() + at + wire::header_size, h.length, h.source});
+        }
+        shared_->notify(target - first, h.channel);
+      }
+      at += wire::frame_size(h.length);
+    }
+  }
+
+  void report(const std::string& line) const {
+    if (config_.report) std::cerr << "timely: " << line << std::endl;
+  }
+
+  void join() {
+    if (joined_) return;
+    for (auto& link : links_)
+      if (link && link->sender.joinable()) link->sender.join();
+    for (auto& link : links_)
+      if (link && link->receiver.joinable()) link->receiver.join();
+    joined_ = true;
+  }
+
+  void fail(const std::string& message) {
+    shared_->fail(std::make_exception_ptr(NetworkError(message)));
+  }
+
+  /// Connects `link` to its peer, retrying refused connections with back-off until `deadline`.
+  void connect(Link& link, Clock::time_point deadline) {
+    const auto who = describe(link.peer, link.address);
+    tcp::resolver resolver(io_);
+    boost::system::error_code ec;
+    auto endpoints = resolver.resolve(link.address.host, std::to_string(link.address.port), ec);
+    if (ec || endpoints.empty())
+      throw ConfigError("timely: cannot resolve the host of " + who + ": " + ec.message());
+    auto backoff = std::chrono::milliseconds(10);
+    std::string last_error = "no attempt";
+    while (Clock::now() < deadline) {
+      for (const auto& entry : endpoints) {
+        link.socket = tcp::socket(io_);
+        link.socket.open(entry.endpoint().protocol(), ec);
+        if (ec) {
+          last_error = ec.message();
+          continue;
+        }
+        link.socket.non_blocking(true);
+        link.socket.connect(entry.endpoint(), ec);
+        if (ec == asio::error::in_progress || ec == asio::error::would_block) {
+          const auto attempt_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(5));
+          if (!wait_ready(link.socket.native_handle(), POLLOUT, attempt_deadline)) {
+            last_error = "connection attempt timed out";
+            continue;
+          }
+          int error = 0;
+          socklen_t len = sizeof(error);
+          ::getsockopt(link.socket.native_handle(), SOL_SOCKET, SO_ERROR, &error, &len);
+          ec = error ? boost::system::error_code(error, boost::system::system_category()) : boost::system::error_code();
+        }
+        if (!ec) {
+          link.socket.non_blocking(false);
+          return;
+        }
+        last_error = ec.message();
+      }
+      std::this_thread::sleep_for(std::min<Clock::duration>(backoff, std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero())));
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
+    }
+    throw NetworkError("timely: process " + std::to_string(config_.process) + " could not connect to " + who +
+                       " within " + std::to_string(config_.connect_timeout.count()) + " ms (last error: " +
+                       last_error + ")");
+  }
+
+  /// Exchanges hellos and verdicts. `expected` is the peer's index when we connected to it.
+  /// Returns the peer's index. Throws ConfigError if either side rejects.
+  std::uint32_t handshake(Link& link, std::optional<std::uint32_t> expected, Clock::time_point deadline) {
+    const std::string who = expected ? describe(*expected, config_.addresses[*expected]) : "a connecting process";
+    wire::Hello mine;
+    mine.process = static_cast<std::uint32_t>(config_.process);
+    mine.processes = static_cast<std::uint32_t>(config_.processes);
+    mine.workers = static_cast<std::uint32_t>(workers_);
+    const auto hello = wire::encode_hello(mine);
+    write_all(link.socket, hello.data(), hello.size(), "handshake with " + who);
+    std::array<std::uint8_t, wire::hello_size> theirs_bytes{};
+    read_exact(link.socket, theirs_bytes.data(), theirs_bytes.size(), deadline, "the handshake of " + who);
+    std::string verdict;
+    wire::Hello theirs;
+    try {
+      theirs = wire::parse_hello(theirs_bytes);
+      verdict = wire::check_hello(mine, theirs, expected);
+      if (verdict.empty() && !expected) {
+        if (theirs.process < config_.process)
+          verdict = "process " + std::to_string(theirs.process) + " connected to process " +
+                    std::to_string(config_.process) + ", but lower processes are connected to, not from (check -p)";
+        else if (links_[theirs.process])
+          verdict = "two processes claim index " + std::to_string(theirs.process) + " (check the -p arguments)";
+      }
+    } catch (const wire::ProtocolError& e) {
+      verdict = e.what();
+      // A stranger: say why, best effort, and fail.
+      const auto bytes = wire::encode_verdict(verdict);
+      boost::system::error_code ignored;
+      asio::write(link.socket, asio::buffer(bytes), ignored);
+      throw ConfigError("timely: process " + std::to_string(config_.process) + ": bad handshake from " + who + ": " +
+                        verdict);
+    }
+    const auto bytes = wire::encode_verdict(verdict);
+    write_all(link.socket, bytes.data(), bytes.size(), "handshake with " + who);
+    std::array<std::uint8_t, 8> head_bytes{};
+    std::string their_verdict;
+    bool accepted = true;
+    // Having rejected, wait only briefly for the peer's verdict: our own reason is what matters.
+    const auto verdict_deadline = verdict.empty() ? deadline : std::min(deadline, Clock::now() + std::chrono::seconds(1));
+    try {
+      read_exact(link.socket, head_bytes.data(), head_bytes.size(), verdict_deadline, "the handshake verdict of " + who);
+      const auto head = wire::parse_verdict_head(std::span<const std::uint8_t, 8>(head_bytes));
+      their_verdict.resize(head.length);
+      if (head.length)
+        read_exact(link.socket, reinterpret_cast<std::uint8_t*>(their_verdict.data()), head.length, verdict_deadline,
+                   "the handshake verdict of " + who);
+      accepted = head.accept;
+    } catch (const std::exception&) {
+      if (!verdict.empty()) throw ConfigError("timely: process " + std::to_string(config_.process) + ": " + verdict);
+      throw;
+    }
+    if (!verdict.empty()) throw ConfigError("timely: process " + std::to_string(config_.process) + ": " + verdict);
+    if (!accepted)
+      throw ConfigError("timely: process " + std::to_string(theirs.process) + " rejected process " +
+                        std::to_string(config_.process) + ": " + their_verdict);
+    return theirs.process;
+  }
+
+  void write_control(Link& link, wire::FrameKind kind, const std::string& payload) {
+    std::vector<std::uint8_t> frame(wire::frame_size(payload.size()), 0);
+    wire::FrameHeader header;
+    header.kind = kind;
+    header.length = static_cast<std::uint32_t>(payload.size());
+    wire::encode_header(header, frame.data());
+    std::memcpy(frame.data() + wire::header_size, payload.data(), payload.size());
+    write_all(link.socket, frame.data(), frame.size(), "sending to " + describe(link.peer, link.address));
+  }
+
+  void send_loop(Link& link) {
+    std::vector<std::vector<std::uint8_t>> batch;
+    std::vector<asio::const_buffer> buffers;
+    try {
+      for (;;) {
+        bool closing = false;
+        std::string abort_reason;
+        bool aborting = false;
+        {
+          std::unique_lock lock(link.mutex);
+          link.cv.wait_for(lock, config_.heartbeat_interval,
+                           [&] { return !link.queue.empty() || link.closing || link.aborting; });
+          while (!link.queue.empty() && batch.size() < 64) {
+            batch.push_back(std::move(link.queue.front()));
+            link.queue.pop_front();
+          }
+          closing = link.closing && link.queue.empty();
+          aborting = link.aborting;
+          abort_reason = link.abort_reason;
+        }
+        if (aborting) {
+          // Data may be incomplete anyway: tell the peer why we stop.
+          write_control(link, wire::FrameKind::Abort, abort_reason.substr(0, wire::max_reason));
+          break;
+        }
+        if (!batch.empty()) {
+          buffers.clear();
+          for (auto& b : batch) buffers.emplace_back(asio::buffer(b));
+          boost::system::error_code ec;
+          asio::write(link.socket, buffers, ec);
+          if (ec) throw NetworkError("timely: lost connection to " + describe(link.peer, link.address) + ": " + ec.message());
+          std::lock_guard lock(link.mutex);
+          for (auto& b : batch) {
+            b.clear();
+            if (link.free.size() < 8) link.free.push_back(std::move(b));
+          }
+          batch.clear();
+        } else if (!closing) {
+          write_control(link, wire::FrameKind::Heartbeat, {});
+        }
+        if (closing) {
+          write_control(link, wire::FrameKind::EndOfStream, {});
+          boost::system::error_code ec;
+          link.socket.shutdown(tcp::socket::shutdown_send, ec);
+          break;
+        }
+      }
+    } catch (const std::exception& e) {
+      if (!stopping_.load()) fail(std::string(e.what()));
+    }
+    {
+      std::lock_guard lock(link.mutex);
+      link.sender_finished = true;
+      link.queue.clear();
+    }
+    link.cv.notify_all();
+  }
+
+  void receive_loop(Link& link) {
+    const std::string who = describe(link.peer, link.address);
+    const wire::FrameLimits limits{static_cast<std::uint32_t>(workers_), static_cast<std::uint32_t>(link.peer),
+                                   static_cast<std::uint32_t>(config_.process), config_.max_payload};
+    std::vector<std::uint64_t> expected_seq(workers_, 0);
+    boost::unordered_flat_map<std::pair<std::size_t, std::uint64_t>, std::shared_ptr<InboundQueue>> cache;
+    constexpr std::size_t slab_bytes = SlabPool::slab_bytes;
+    auto pool = std::make_shared<SlabPool>();
+    std::size_t capacity = slab_bytes;
+    std::shared_ptr<std::uint8_t[]> slab = pool->take(capacity);
+    std::size_t begin = 0;  // first unparsed byte
+    std::size_t end = 0;    // one past the last received byte
+    std::uint64_t stream_offset = 0;  // stream offset of slab[begin]
+    auto last_heard = Clock::now();
+    const std::size_t first = config_.process * workers_;
+    try {
+      for (;;) {
+        if (stopping_.load()) return;
+        pollfd p{link.socket.native_handle(), POLLIN, 0};
+        const int r = ::poll(&p, 1, 100);
+        if (r == 0) {
+          if (!link.received_eos && Clock::now() - last_heard > config_.heartbeat_timeout)
+            throw NetworkError("timely: lost " + who + ": nothing heard for " +
+                               std::to_string(config_.heartbeat_timeout.count()) +
+                               " ms (the process may be stopped, or the network cut)");
+          continue;
+        }
+        if (end == capacity) {
+          // Make room: move the unparsed tail to a fresh slab big enough for the frame it starts.
+          std::size_t need = slab_bytes;
+          if (end - begin >= wire::header_size) {
+            const auto h = wire::parse_header({slab.get() + begin, end - begin}, limits, stream_offset);
+            need = std::max(need, wire::frame_size(h.length));
+          }
+          std::shared_ptr<std::uint8_t[]> fresh = pool->take(need);
+          std::memcpy(fresh.get(), slab.get() + begin, end - begin);
+          end -= begin;
+          begin = 0;
+          capacity = need;
+          slab = std::move(fresh);
+        }
+        boost::system::error_code ec;
+        const auto n = link.socket.read_some(asio::buffer(slab.get() + end, capacity - end), ec);
+        if (ec == asio::error::eof) {
+          if (link.received_eos && begin == end) return;  // clean shutdown
+          if (stopping_.load()) return;
+          throw NetworkError("timely: lost " + who + ": connection closed without an end-of-stream marker" +
+                             (begin == end ? std::string(" (did the process crash or get killed?)")
+                                           : " in the middle of a frame (" + std::to_string(end - begin) +
+                                                 " bytes of it received)"));
+        }
+        if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::interrupted) continue;
+        if (ec) {
+          if (stopping_.load()) return;
+          throw NetworkError("timely: lost " + who + ": " + ec.message());
+        }
+        end += n;
+        last_heard = Clock::now();
+        while (end - begin >= wire::header_size) {
+          if (link.received_eos)
+            throw NetworkError("timely: " + who + " sent bytes after its end-of-stream marker");
+          const auto h = wire::parse_header({slab.get() + begin, end - begin}, limits, stream_offset);
+          const auto size = wire::frame_size(h.length);
+          if (end - begin < size) break;
+          const std::uint8_t* payload = slab.get() + begin + wire::header_size;
+          switch (h.kind) {
+            case wire::FrameKind::Data: {
+              auto& seq = expected_seq[h.source - link.peer * workers_];
+              if (h.seq != seq)
+                throw NetworkError("timely: corrupt stream from " + who + ": frame " + std::to_string(h.seq) +
+                                   " from worker " + std::to_string(h.source) + ", expected frame " +
+                                   std::to_string(seq) + " (data lost or repeated)");
+              ++seq;
+              for (std::uint32_t target = h.target_lo; target < h.target_hi; ++target) {
+                const std::size_t local = target - first;
+                auto& queue = cache[{local, h.channel}];
+                if (!queue) queue = inbound(local, h.channel);
+                {
+                  std::lock_guard lock(queue->mutex);
+                  queue->views.push_back(View{slab, payload, h.length, h.source});
+                }
+                shared_->notify(local, h.channel);
+              }
+              break;
+            }
+            case wire::FrameKind::Heartbeat:
+              break;
+            case wire::FrameKind::EndOfStream:
+              link.received_eos = true;
+              break;
+            case wire::FrameKind::Abort:
+              throw NetworkError("timely: " + who + " stopped the computation: " +
+                                 std::string(reinterpret_cast<const char*>(payload), h.length));
+          }
+          begin += size;
+          stream_offset += size;
+        }
+        if (begin == end && end > capacity / 2) {
+          // Everything parsed and the slab half used: continue in a recycled one rather than
+          // waiting for it to fill (the views into this one keep it alive until decoded).
+          slab = pool->take(slab_bytes);
+          capacity = slab_bytes;
+          begin = end = 0;
+        }
+      }
+    } catch (const std::exception& e) {
+      if (!stopping_.load()) fail(e.what());
+    }
+  }
+
+  ClusterConfig config_;
+  std::size_t workers_;
+  std::shared_ptr<ProcessShared> shared_;
+  asio::io_context io_;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::mutex inbound_mutex_;
+  std::map<std::pair<std::size_t, std::size_t>, std::shared_ptr<InboundQueue>> inbound_;
+  std::atomic<bool> stopping_{false};
+  bool joined_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<Network> Network::start(const ClusterConfig& config, std::size_t workers,
+                                        std::shared_ptr<ProcessShared> shared) {
+  if (config.processes < 2 && !config.zerocopy)
+    throw ConfigError("timely: a cluster needs at least two processes (-n), or the zerocopy mode (-z)");
+  if (config.process >= config.processes)
+    throw ConfigError("timely: process index " + std::to_string(config.process) + " (-p) must be less than the " +
+                      "number of processes " + std::to_string(config.processes) + " (-n)");
+  if (config.addresses.size() < config.processes)
+    throw ConfigError("timely: " + std::to_string(config.processes) + " processes need " +
+                      std::to_string(config.processes) + " addresses, got " + std::to_string(config.addresses.size()));
+  if (workers == 0 || workers * config.processes > 0xFFFFFFFFu)
+    throw ConfigError("timely: bad number of workers per process: " + std::to_string(workers));
+  if (!shared || shared->threads() != workers)
+    throw ConfigError("timely: the process state does not match the number of workers");
+  auto network = std::make_shared<TcpNetwork>(config, workers, std::move(shared));
+  network->start();
+  return network;
+}
+
+}  // namespace timely::communication
