@@ -1,14 +1,6 @@
 # Bad arguments give a clear message and a non-zero exit, before any work starts; --help works.
 # Arguments: EXCHANGE, WORDCOUNT (binaries).
-function(expect_failure expected_rc pattern)
-  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 30)
-  if(NOT rc EQUAL expected_rc)
-    message(FATAL_ERROR "`${ARGN}` exited with ${rc}, expected ${expected_rc}: ${out}${err}")
-  endif()
-  if(NOT "${out}${err}" MATCHES "${pattern}")
-    message(FATAL_ERROR "`${ARGN}` printed no '${pattern}': ${out}${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect_failure.cmake)
 
 expect_failure(2 "workers" ${EXCHANGE} 10 10 -w 0)
 expect_failure(2 "whole number of workers" ${EXCHANGE} 10 10 -w abc)

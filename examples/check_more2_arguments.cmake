@@ -1,15 +1,7 @@
 # Bad arguments of sequence, unordered_input, openloop, flow_controlled, capture_send and
 # capture_recv: a clear message and a non-zero exit, before any work starts; --help works.
 # Arguments: SEQUENCE, UNORDERED_INPUT, OPENLOOP, FLOW_CONTROLLED, CAPTURE_SEND, CAPTURE_RECV.
-function(expect_failure expected_rc pattern)
-  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 30)
-  if(NOT rc EQUAL expected_rc)
-    message(FATAL_ERROR "`${ARGN}` exited with ${rc}, expected ${expected_rc}: ${out}${err}")
-  endif()
-  if(NOT "${out}${err}" MATCHES "${pattern}")
-    message(FATAL_ERROR "`${ARGN}` printed no '${pattern}': ${out}${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect_failure.cmake)
 
 expect_failure(2 "ROUNDS" ${SEQUENCE} many)
 expect_failure(2 "at most ROUNDS and PERIOD_MS" ${SEQUENCE} 1 2 3)

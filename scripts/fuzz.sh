@@ -17,12 +17,14 @@ SECONDS_TO_RUN="${1:-60}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="$ROOT/build/fuzz"
 
-if ! command -v clang++ >/dev/null 2>&1; then
-  echo "fuzz.sh: installing clang (Debian)"
+# clang and its sanitizer/libFuzzer runtimes (libclang-rt-dev) from Debian.
+if ! command -v clang++ >/dev/null 2>&1 ||
+   ! compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
+  echo "fuzz.sh: installing clang and libclang-rt-dev (Debian)"
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq clang
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang libclang-rt-dev
 fi
 
 if [ ! -f "$BUILD/build.ninja" ]; then

@@ -165,7 +165,16 @@ class InputCapability {
     if (connection_->summaries[output].empty())
       throw CapabilityError("timely: input is not connected to output " + std::to_string(output) +
                             "; cannot mint a capability at " + describe(time));
-    detail::throw_not_beyond("delay", describe(time_), describe(time));
+    // Name the earliest times the summaries allow, so the fix is obvious (e.g. a +1 connection).
+    std::string earliest;
+    for (const auto& summary : connection_->summaries[output]) {
+      auto reached = timely::results_in<T>(summary, time_);
+      earliest += (earliest.empty() ? "" : " or ") + (reached ? describe(*reached) : std::string("(overflow)"));
+    }
+    throw CapabilityError("timely: attempted to delay a capability for input time " + describe(time_) +
+                          " to time " + describe(time) + " on output " + std::to_string(output) +
+                          ", but the input's path summaries to that output allow only times at or after " +
+                          earliest);
   }
   /// A capability for output `output` at this batch's own time (`delayed(time(), output)`).
   [[nodiscard]] Capability<T> retain(std::size_t output = 0) const { return delayed(time_, output); }
