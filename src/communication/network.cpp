@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -59,6 +60,7 @@ Address parse_address(const std::string& text, const std::string& where) {
   if (host.empty()) throw bad("empty host");
   if (host.find_first_of(" \t") != std::string::npos) throw bad("space in the host");
   if (port.empty()) throw bad("empty port");
+  while (port.size() > 1 && port.front() == '0') port.erase(port.begin());
   if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
     throw bad("the port must be a number from 1 to 65535");
   const auto number = std::stoul(port);
@@ -91,6 +93,9 @@ std::vector<Address> parse_hostfile(std::istream& in, const std::string& name, s
 }
 
 std::vector<Address> read_hostfile(const std::string& path, std::size_t processes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError("timely: cannot read hostfile '" + path + "': it is a directory");
   std::ifstream in(path);
   if (!in) throw ConfigError("timely: cannot read hostfile '" + path + "': " + std::strerror(errno));
   return parse_hostfile(in, "'" + path + "'", processes);
@@ -136,6 +141,24 @@ void write_all(tcp::socket& socket, const void* data, std::size_t n, const std::
   boost::system::error_code ec;
   asio::write(socket, asio::buffer(data, n), ec);
   if (ec) throw NetworkError("timely: " + what + ": " + ec.message());
+}
+
+/// `n` bytes from a peer as text safe to print: control characters become \xNN escapes.
+std::string printable(const char* data, std::size_t n) {
+  std::string out;
+  out.reserve(n);
+  static constexpr char hex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 std::string describe(std::size_t process, const Address& address) {
@@ -296,6 +319,17 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     const std::size_t me = config_.process;
     links_.resize(config_.processes);
     const auto& mine = config_.addresses[me];
+
+    // Every address must resolve, whether we connect to it or it connects to us: a typo in the
+    // hostfile is reported now, not as a connect timeout a minute later.
+    for (std::size_t p = 0; p < config_.processes; ++p) {
+      boost::system::error_code ec;
+      tcp::resolver resolver(io_);
+      auto endpoints = resolver.resolve(config_.addresses[p].host, std::to_string(config_.addresses[p].port), ec);
+      if (ec || endpoints.empty())
+        throw ConfigError("timely: cannot resolve the address of " + describe(p, config_.addresses[p]) + ": " +
+                          (ec ? ec.message() : std::string("no addresses")));
+    }
 
     // Listen on this process's line of the hostfile.
     tcp::acceptor acceptor(io_);
@@ -676,7 +710,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
               break;
             case wire::FrameKind::Abort:
               throw NetworkError("timely: " + who + " stopped the computation: " +
-                                 std::string(reinterpret_cast<const char*>(payload), h.length));
+                                 printable(reinterpret_cast<const char*>(payload), h.length));
           }
           begin += size;
           stream_offset += size;

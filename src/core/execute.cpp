@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 
 #include <CLI/CLI.hpp>
@@ -96,6 +97,9 @@ Config Config::from_args(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw ConfigError(std::string("timely: bad worker arguments: ") + e.what() + " (try --help)");
   }
+  if (!std::isfinite(parsed.connect_timeout) || parsed.connect_timeout < 0.001 || parsed.connect_timeout > 86400.0)
+    throw ConfigError("timely: bad worker arguments: --connect-timeout must be a number of seconds from 0.001 to "
+                      "86400, got " + std::to_string(parsed.connect_timeout));
   if (parsed.process >= parsed.processes)
     throw ConfigError("timely: bad worker arguments: the process index -p " + std::to_string(parsed.process) +
                       " must be less than the number of processes -n " + std::to_string(parsed.processes));
