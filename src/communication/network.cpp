@@ -210,7 +210,11 @@ struct Link {
   Address address;
   tcp::socket socket;
 
-  // Send side.
+  // Send side. `write_mutex` is held by whoever writes to the socket: the send thread, or a
+  // worker writing its buffer directly (when nothing is queued; saves a thread hand-off per
+  // message). The send thread dequeues only while holding it, so writes keep queue order.
+  // Lock order: write_mutex, then mutex.
+  std::mutex write_mutex;
   std::mutex mutex;
   std::condition_variable cv;
   std::deque<std::vector<std::uint8_t>> queue;
@@ -247,6 +251,28 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       return;
     }
     auto& link = *links_[peer];
+    std::unique_lock writing(link.write_mutex, std::try_to_lock);
+    if (writing.owns_lock()) {
+      bool direct = false;
+      {
+        std::lock_guard lock(link.mutex);
+        direct = link.queue.empty() && !link.closing && !link.aborting && !link.sender_finished;
+      }
+      if (direct) {
+        boost::system::error_code ec;
+        asio::write(link.socket, asio::buffer(frames), ec);
+        if (ec) {
+          // If the receive thread already found out why (and cut the connection to unblock
+          // us), its reason is the one to report.
+          fail("timely: lost connection to " + describe(link.peer, link.address) + ": " + ec.message());
+          std::rethrow_exception(shared_->failure());
+        }
+        frames.clear();
+        std::lock_guard lock(link.mutex);
+        if (link.free.size() < 8) link.free.push_back(std::move(frames));
+        return;
+      }
+    }
     {
       std::lock_guard lock(link.mutex);
       link.queue.push_back(std::move(frames));
@@ -572,6 +598,10 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           std::unique_lock lock(link.mutex);
           link.cv.wait_for(lock, config_.heartbeat_interval,
                            [&] { return !link.queue.empty() || link.closing || link.aborting; });
+        }
+        std::lock_guard writing(link.write_mutex);
+        {
+          std::lock_guard lock(link.mutex);
           while (!link.queue.empty() && batch.size() < 64) {
             batch.push_back(std::move(link.queue.front()));
             link.queue.pop_front();
@@ -724,7 +754,12 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         }
       }
     } catch (const std::exception& e) {
-      if (!stopping_.load()) fail(e.what());
+      if (!stopping_.load()) {
+        fail(e.what());
+        // A worker may be blocked writing to this peer (one that stopped reading): cut the
+        // connection so that it returns and sees the failure.
+        ::shutdown(link.socket.native_handle(), SHUT_RDWR);
+      }
     }
   }
 

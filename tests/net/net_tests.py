@@ -460,9 +460,12 @@ HOSTFILES = {
     "port-70000": ("127.0.0.1:70000\n127.0.0.1:{p1}\n", 1, r"line 1.*1 to 65535", 2),
     "empty-host": (":{p0}\n127.0.0.1:{p1}\n", 0, r"line 1.*empty host", 2),
     "unresolvable-peer": ("no-such-host.invalid:1234\n127.0.0.1:{p1}\n", 1,
-                          r"cannot resolve the host of process 0 \(no-such-host\.invalid:1234\)", None),
+                          r"cannot resolve the address of process 0 \(no-such-host\.invalid:1234\)", None),
     "unresolvable-self": ("no-such-host.invalid:1234\n127.0.0.1:{p1}\n", 0,
-                          r"cannot resolve this process's address no-such-host\.invalid:1234", None),
+                          r"cannot resolve the address of process 0 \(no-such-host\.invalid:1234\)", None),
+    # A process that would wait for the unresolvable one to connect reports it at once too.
+    "unresolvable-higher": ("127.0.0.1:{p0}\nno-such-host.invalid:1234\n", 0,
+                            r"cannot resolve the address of process 1 \(no-such-host\.invalid:1234\)", None),
 }
 
 
