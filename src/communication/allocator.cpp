@@ -4,15 +4,25 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include <timely/error.hpp>
 
 namespace timely::communication {
 
+namespace {
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+}  // namespace
+
 void Buzzer::buzz() {
   {
     std::lock_guard lock(mutex_);
     token_ = true;
+    hint_.store(true, std::memory_order_release);
   }
   cv_.notify_one();
 }
@@ -24,6 +34,7 @@ void Buzzer::park(std::optional<std::chrono::nanoseconds> timeout) {
   else
     cv_.wait(lock, [&] { return token_; });
   token_ = false;
+  hint_.store(false, std::memory_order_relaxed);
 }
 
 ProcessShared::ProcessShared(std::size_t threads) {
@@ -39,6 +50,7 @@ void ProcessShared::notify(std::size_t target, std::size_t channel) {
     std::lock_guard lock(box.mutex);
     was_empty = box.ids.empty();
     box.ids.push_back(channel);
+    box.nonempty.store(true, std::memory_order_release);
   }
   // Only the empty->non-empty edge needs a wake-up: a non-empty mailbox will be drained before
   // its owner parks.
@@ -49,6 +61,7 @@ void ProcessShared::drain(std::size_t index, std::vector<std::size_t>& out) {
   auto& box = *mailboxes_[index];
   std::lock_guard lock(box.mutex);
   out.insert(out.end(), box.ids.begin(), box.ids.end());
+  box.nonempty.store(false, std::memory_order_relaxed);
   box.ids.clear();
 }
 
@@ -60,7 +73,20 @@ bool ProcessShared::pending(std::size_t index) {
 
 void ProcessShared::park(std::size_t index, std::optional<std::chrono::nanoseconds> timeout) {
   if (poisoned() || pending(index)) return;
-  mailboxes_[index]->buzzer.park(timeout);
+  auto& box = *mailboxes_[index];
+  if (!timeout || *timeout > spin) {
+    const auto until = std::chrono::steady_clock::now() + spin;
+    for (unsigned round = 1;; ++round) {
+      if (box.nonempty.load(std::memory_order_acquire) || poisoned()) return;
+      if (box.buzzer.maybe_buzzed()) break;  // park() consumes the token and returns at once
+      for (int i = 0; i < 16; ++i) cpu_relax();
+      if (round % 8 == 0) {
+        if (std::chrono::steady_clock::now() >= until) break;
+        std::this_thread::yield();  // with more workers than cores, let the others run
+      }
+    }
+  }
+  box.buzzer.park(timeout);
 }
 
 std::shared_ptr<void> ProcessShared::rendezvous(std::size_t channel, std::type_index type,
