@@ -74,7 +74,7 @@ bool ProcessShared::pending(std::size_t index) {
 void ProcessShared::park(std::size_t index, std::optional<std::chrono::nanoseconds> timeout) {
   if (poisoned() || pending(index)) return;
   auto& box = *mailboxes_[index];
-  if (!timeout || *timeout > spin) {
+  if (spinning_ && (!timeout || *timeout > spin)) {
     const auto until = std::chrono::steady_clock::now() + spin;
     for (unsigned round = 1;; ++round) {
       if (box.nonempty.load(std::memory_order_acquire) || poisoned()) return;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -135,6 +136,12 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
         cluster.addresses.push_back({"localhost", static_cast<std::uint16_t>(2101 + i)});
     network = communication::Network::start(cluster, config.workers, shared);
   }
+
+  // Spin before parking only where it pays: several workers, each with a core of its own, and
+  // no network threads competing for the cores (a spinning worker would delay the very thread
+  // that brings its data).
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  shared->set_spinning(!network && config.workers >= 2 && config.workers <= cores);
 
   std::mutex error_mutex;
   std::exception_ptr first_error;    // the first genuine failure

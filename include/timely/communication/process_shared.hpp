@@ -58,9 +58,10 @@ class ProcessShared {
   void drain(std::size_t index, std::vector<std::size_t>& out);
   /// Whether worker `index` has pending channel ids.
   [[nodiscard]] bool pending(std::size_t index);
-  /// Parks worker `index` unless its mailbox is non-empty or the process is poisoned. Spins for
-  /// up to `spin` first (watching the mailbox, the buzzer and the poison flag), because waking a
-  /// sleeping thread costs tens of microseconds, more than most waits for a peer's message.
+  /// Parks worker `index` unless its mailbox is non-empty or the process is poisoned. If spinning
+  /// is on (`set_spinning`), spins for up to `spin` first (watching the mailbox, the buzzer and
+  /// the poison flag), because waking a sleeping thread costs tens of microseconds, more than
+  /// most waits for a peer worker's message.
   void park(std::size_t index, std::optional<std::chrono::nanoseconds> timeout);
   /// Wakes worker `index` (used by activations from other threads).
   void buzz(std::size_t index) { mailboxes_[index]->buzzer.buzz(); }
@@ -71,6 +72,12 @@ class ProcessShared {
   /// built different dataflows, which breaks channel matching).
   std::shared_ptr<void> rendezvous(std::size_t channel, std::type_index type,
                                    const std::function<std::shared_ptr<void>()>& make);
+
+  /// Turns spinning before parking on or off (off by default). Worth it only when every worker
+  /// has a core of its own and no other thread of the process needs one: `execute` turns it on
+  /// for 2 <= W <= hardware threads in a single process without network threads. Call before
+  /// the workers start.
+  void set_spinning(bool on) noexcept { spinning_ = on; }
 
   /// Marks the process failed and wakes every worker; they stop at their next step.
   void poison();
@@ -97,6 +104,7 @@ class ProcessShared {
   std::mutex rendezvous_mutex_;
   std::vector<std::pair<std::size_t, Meeting>> meetings_;
   std::atomic<bool> poisoned_{false};
+  bool spinning_ = false;
 
  public:
   /// How long `park` spins before sleeping.
