@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     for (std::size_t w = 1; w < results.size(); ++w)
       if (results[w] != results[0])
         throw std::runtime_error("worker " + std::to_string(w) + " received another order than worker 0");
-    std::printf("sequence: all %zu workers received the same %zu elements in the same order\n",
-                peers, results.empty() ? std::size_t{0} : results[0].size());
+    std::printf("sequence: all %zu workers received the same %zu elements in the same order\n", peers,
+                results.empty() ? std::size_t{0} : results[0].size());
   });
 }

@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
     reader.join();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (received != bytes) throw std::runtime_error("received " + std::to_string(received) + " bytes");
-    std::printf("loopback: %llu bytes in %.3f s: %.3e bytes/s\n", static_cast<unsigned long long>(bytes), secs,
-                static_cast<double>(bytes) / secs);
+    std::printf("loopback: %llu bytes in %.3f s: %.3e bytes/s\n", static_cast<unsigned long long>(bytes),
+                secs, static_cast<double>(bytes) / secs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loopback_copy: %s\n", e.what());
     return 1;

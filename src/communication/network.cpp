@@ -131,7 +131,8 @@ void read_exact(tcp::socket& socket, std::uint8_t* data, std::size_t n, Clock::t
     if (ec == asio::error::eof)
       throw NetworkError("timely: " + what + ": the peer closed the connection after " + std::to_string(got) +
                          " of " + std::to_string(n) + " bytes");
-    if (ec && ec != asio::error::would_block && ec != asio::error::try_again && ec != asio::error::interrupted)
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again &&
+        ec != asio::error::interrupted)
       throw NetworkError("timely: " + what + ": " + ec.message());
     got += r;
   }
@@ -190,7 +191,8 @@ class SlabPool : public std::enable_shared_from_this<SlabPool> {
     }
     if (!slab) slab.reset(new std::uint8_t[slab_bytes]);
     auto* raw = slab.release();
-    return std::shared_ptr<std::uint8_t[]>(raw, [pool = shared_from_this()](std::uint8_t* p) { pool->give(p); });
+    return std::shared_ptr<std::uint8_t[]>(raw,
+                                           [pool = shared_from_this()](std::uint8_t* p) { pool->give(p); });
   }
 
  private:
@@ -219,8 +221,8 @@ struct Link {
   std::condition_variable cv;
   std::deque<std::vector<std::uint8_t>> queue;
   std::vector<std::vector<std::uint8_t>> free;
-  bool closing = false;     // finish(): write end of stream after the queue
-  bool aborting = false;    // abort(): write the abort frame and stop
+  bool closing = false;   // finish(): write end of stream after the queue
+  bool aborting = false;  // stop(): write the abort frame and stop
   std::string abort_reason;
   bool sender_finished = false;  // guarded by mutex
   std::thread sender;
@@ -237,7 +239,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   TcpNetwork(const ClusterConfig& config, std::size_t workers, std::shared_ptr<ProcessShared> shared)
       : config_(config), workers_(workers), shared_(std::move(shared)) {}
 
-  ~TcpNetwork() override { abort("the network was dropped"); }
+  ~TcpNetwork() override { stop("the network was dropped"); }
 
   std::size_t processes() const noexcept override { return config_.processes; }
   std::size_t process() const noexcept override { return config_.process; }
@@ -310,7 +312,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     if (auto error = shared_->failure()) std::rethrow_exception(error);
   }
 
-  void abort(const std::string& reason) noexcept override {
+  void stop(const std::string& reason) noexcept override {
     if (joined_) return;
     for (auto& link : links_) {
       if (!link) continue;
@@ -351,10 +353,11 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     for (std::size_t p = 0; p < config_.processes; ++p) {
       boost::system::error_code ec;
       tcp::resolver resolver(io_);
-      auto endpoints = resolver.resolve(config_.addresses[p].host, std::to_string(config_.addresses[p].port), ec);
+      auto endpoints =
+          resolver.resolve(config_.addresses[p].host, std::to_string(config_.addresses[p].port), ec);
       if (ec || endpoints.empty())
-        throw ConfigError("timely: cannot resolve the address of " + describe(p, config_.addresses[p]) + ": " +
-                          (ec ? ec.message() : std::string("no addresses")));
+        throw ConfigError("timely: cannot resolve the address of " + describe(p, config_.addresses[p]) +
+                          ": " + (ec ? ec.message() : std::string("no addresses")));
     }
 
     // Listen on this process's line of the hostfile.
@@ -372,8 +375,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       if (!ec) acceptor.bind(endpoint, ec);
       if (!ec) acceptor.listen(static_cast<int>(std::max<std::size_t>(config_.processes, 16)), ec);
       if (ec)
-        throw ConfigError("timely: process " + std::to_string(me) + " cannot listen on " + mine.to_string() + ": " +
-                          ec.message() +
+        throw ConfigError("timely: process " + std::to_string(me) + " cannot listen on " + mine.to_string() +
+                          ": " + ec.message() +
                           (ec == asio::error::address_in_use
                                ? " (is another process already running with -p " + std::to_string(me) + "?)"
                                : ""));
@@ -407,12 +410,15 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::interrupted ||
           ec == asio::error::connection_aborted)
         continue;
-      if (ec) throw NetworkError("timely: process " + std::to_string(me) + " failed to accept a connection: " + ec.message());
+      if (ec)
+        throw NetworkError("timely: process " + std::to_string(me) +
+                           " failed to accept a connection: " + ec.message());
       link->socket.non_blocking(false);
       const auto peer = handshake(*link, std::nullopt, deadline);
       if (links_[peer]) {
         // Both sides learn of it: handshake() already accepted, so the newcomer hears it here.
-        throw ConfigError("timely: two processes claim index " + std::to_string(peer) + " (check the -p arguments)");
+        throw ConfigError("timely: two processes claim index " + std::to_string(peer) +
+                          " (check the -p arguments)");
       }
       link->peer = peer;
       link->address = config_.addresses[peer];
@@ -437,7 +443,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   void deliver_local(std::vector<std::uint8_t>&& frames) {
     auto holder = std::make_shared<std::vector<std::uint8_t>>(std::move(frames));
     const std::shared_ptr<const std::uint8_t[]> owner(holder, holder->data());
-    const wire::FrameLimits limits{static_cast<std::uint32_t>(workers_), static_cast<std::uint32_t>(config_.process),
+    const wire::FrameLimits limits{static_cast<std::uint32_t>(workers_),
+                                   static_cast<std::uint32_t>(config_.process),
                                    static_cast<std::uint32_t>(config_.process), config_.max_payload};
     const std::size_t first = config_.process * workers_;
     std::size_t at = 0;
@@ -468,9 +475,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     joined_ = true;
   }
 
-  void fail(const std::string& message) {
-    shared_->fail(std::make_exception_ptr(NetworkError(message)));
-  }
+  void fail(const std::string& message) { shared_->fail(std::make_exception_ptr(NetworkError(message))); }
 
   /// Connects `link` to its peer, retrying refused connections with back-off until `deadline`.
   void connect(Link& link, Clock::time_point deadline) {
@@ -501,7 +506,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           int error = 0;
           socklen_t len = sizeof(error);
           ::getsockopt(link.socket.native_handle(), SOL_SOCKET, SO_ERROR, &error, &len);
-          ec = error ? boost::system::error_code(error, boost::system::system_category()) : boost::system::error_code();
+          ec = error ? boost::system::error_code(error, boost::system::system_category())
+                     : boost::system::error_code();
         }
         if (!ec) {
           link.socket.non_blocking(false);
@@ -509,18 +515,20 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         }
         last_error = ec.message();
       }
-      std::this_thread::sleep_for(std::min<Clock::duration>(backoff, std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero())));
+      std::this_thread::sleep_for(std::min<Clock::duration>(
+          backoff, std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero())));
       backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
     }
     throw NetworkError("timely: process " + std::to_string(config_.process) + " could not connect to " + who +
-                       " within " + std::to_string(config_.connect_timeout.count()) + " ms (last error: " +
-                       last_error + ")");
+                       " within " + std::to_string(config_.connect_timeout.count()) +
+                       " ms (last error: " + last_error + ")");
   }
 
   /// Exchanges hellos and verdicts. `expected` is the peer's index when we connected to it.
   /// Returns the peer's index. Throws ConfigError if either side rejects.
   std::uint32_t handshake(Link& link, std::optional<std::uint32_t> expected, Clock::time_point deadline) {
-    const std::string who = expected ? describe(*expected, config_.addresses[*expected]) : "a connecting process";
+    const std::string who =
+        expected ? describe(*expected, config_.addresses[*expected]) : "a connecting process";
     wire::Hello mine;
     mine.process = static_cast<std::uint32_t>(config_.process);
     mine.processes = static_cast<std::uint32_t>(config_.processes);
@@ -537,9 +545,11 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       if (verdict.empty() && !expected) {
         if (theirs.process < config_.process)
           verdict = "process " + std::to_string(theirs.process) + " connected to process " +
-                    std::to_string(config_.process) + ", but lower processes are connected to, not from (check -p)";
+                    std::to_string(config_.process) +
+                    ", but lower processes are connected to, not from (check -p)";
         else if (links_[theirs.process])
-          verdict = "two processes claim index " + std::to_string(theirs.process) + " (check the -p arguments)";
+          verdict =
+              "two processes claim index " + std::to_string(theirs.process) + " (check the -p arguments)";
       }
     } catch (const wire::ProtocolError& e) {
       verdict = e.what();
@@ -547,8 +557,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       const auto bytes = wire::encode_verdict(verdict);
       boost::system::error_code ignored;
       asio::write(link.socket, asio::buffer(bytes), ignored);
-      throw ConfigError("timely: process " + std::to_string(config_.process) + ": bad handshake from " + who + ": " +
-                        verdict);
+      throw ConfigError("timely: process " + std::to_string(config_.process) + ": bad handshake from " + who +
+                        ": " + verdict);
     }
     const auto bytes = wire::encode_verdict(verdict);
     write_all(link.socket, bytes.data(), bytes.size(), "handshake with " + who);
@@ -556,20 +566,24 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     std::string their_verdict;
     bool accepted = true;
     // Having rejected, wait only briefly for the peer's verdict: our own reason is what matters.
-    const auto verdict_deadline = verdict.empty() ? deadline : std::min(deadline, Clock::now() + std::chrono::seconds(1));
+    const auto verdict_deadline =
+        verdict.empty() ? deadline : std::min(deadline, Clock::now() + std::chrono::seconds(1));
     try {
-      read_exact(link.socket, head_bytes.data(), head_bytes.size(), verdict_deadline, "the handshake verdict of " + who);
+      read_exact(link.socket, head_bytes.data(), head_bytes.size(), verdict_deadline,
+                 "the handshake verdict of " + who);
       const auto head = wire::parse_verdict_head(std::span<const std::uint8_t, 8>(head_bytes));
       their_verdict.resize(head.length);
       if (head.length)
-        read_exact(link.socket, reinterpret_cast<std::uint8_t*>(their_verdict.data()), head.length, verdict_deadline,
-                   "the handshake verdict of " + who);
+        read_exact(link.socket, reinterpret_cast<std::uint8_t*>(their_verdict.data()), head.length,
+                   verdict_deadline, "the handshake verdict of " + who);
       accepted = head.accept;
     } catch (const std::exception&) {
-      if (!verdict.empty()) throw ConfigError("timely: process " + std::to_string(config_.process) + ": " + verdict);
+      if (!verdict.empty())
+        throw ConfigError("timely: process " + std::to_string(config_.process) + ": " + verdict);
       throw;
     }
-    if (!verdict.empty()) throw ConfigError("timely: process " + std::to_string(config_.process) + ": " + verdict);
+    if (!verdict.empty())
+      throw ConfigError("timely: process " + std::to_string(config_.process) + ": " + verdict);
     if (!accepted)
       throw ConfigError("timely: process " + std::to_string(theirs.process) + " rejected process " +
                         std::to_string(config_.process) + ": " + their_verdict);
@@ -620,7 +634,9 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           for (auto& b : batch) buffers.emplace_back(asio::buffer(b));
           boost::system::error_code ec;
           asio::write(link.socket, buffers, ec);
-          if (ec) throw NetworkError("timely: lost connection to " + describe(link.peer, link.address) + ": " + ec.message());
+          if (ec)
+            throw NetworkError("timely: lost connection to " + describe(link.peer, link.address) + ": " +
+                               ec.message());
           std::lock_guard lock(link.mutex);
           for (auto& b : batch) {
             b.clear();
@@ -650,7 +666,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
 
   void receive_loop(Link& link) {
     const std::string who = describe(link.peer, link.address);
-    const wire::FrameLimits limits{static_cast<std::uint32_t>(workers_), static_cast<std::uint32_t>(link.peer),
+    const wire::FrameLimits limits{static_cast<std::uint32_t>(workers_),
+                                   static_cast<std::uint32_t>(link.peer),
                                    static_cast<std::uint32_t>(config_.process), config_.max_payload};
     std::vector<std::uint64_t> expected_seq(workers_, 0);
     boost::unordered_flat_map<std::pair<std::size_t, std::uint64_t>, std::shared_ptr<InboundQueue>> cache;
@@ -658,8 +675,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     auto pool = std::make_shared<SlabPool>();
     std::size_t capacity = slab_bytes;
     std::shared_ptr<std::uint8_t[]> slab = pool->take(capacity);
-    std::size_t begin = 0;  // first unparsed byte
-    std::size_t end = 0;    // one past the last received byte
+    std::size_t begin = 0;            // first unparsed byte
+    std::size_t end = 0;              // one past the last received byte
     std::uint64_t stream_offset = 0;  // stream offset of slab[begin]
     auto last_heard = Clock::now();
     const std::size_t first = config_.process * workers_;
@@ -699,7 +716,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
                                            : " in the middle of a frame (" + std::to_string(end - begin) +
                                                  " bytes of it received)"));
         }
-        if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::interrupted) continue;
+        if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::interrupted)
+          continue;
         if (ec) {
           if (stopping_.load()) return;
           throw NetworkError("timely: lost " + who + ": " + ec.message());
@@ -781,11 +799,13 @@ std::shared_ptr<Network> Network::start(const ClusterConfig& config, std::size_t
   if (config.processes < 2 && !config.zerocopy)
     throw ConfigError("timely: a cluster needs at least two processes (-n), or the zerocopy mode (-z)");
   if (config.process >= config.processes)
-    throw ConfigError("timely: process index " + std::to_string(config.process) + " (-p) must be less than the " +
-                      "number of processes " + std::to_string(config.processes) + " (-n)");
+    throw ConfigError("timely: process index " + std::to_string(config.process) +
+                      " (-p) must be less than the " + "number of processes " +
+                      std::to_string(config.processes) + " (-n)");
   if (config.addresses.size() < config.processes)
     throw ConfigError("timely: " + std::to_string(config.processes) + " processes need " +
-                      std::to_string(config.processes) + " addresses, got " + std::to_string(config.addresses.size()));
+                      std::to_string(config.processes) + " addresses, got " +
+                      std::to_string(config.addresses.size()));
   if (workers == 0 || workers * config.processes > 0xFFFFFFFFu)
     throw ConfigError("timely: bad number of workers per process: " + std::to_string(workers));
   if (!shared || shared->threads() != workers)

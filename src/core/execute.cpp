@@ -1,14 +1,14 @@
 // execute(): worker threads, failure propagation, and parsing of the worker arguments.
 #include <timely/execute.hpp>
 
-#include <exception>
-#include <memory>
-#include <mutex>
-#include <thread>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -48,8 +48,8 @@ void add_options(CLI::App& app, Parsed& p) {
   const auto whole = [](const char* what, unsigned long least, unsigned long most) {
     return CLI::Validator(
         [=](std::string& text) -> std::string {
-          const bool digits = !text.empty() && text.size() <= 9 &&
-                              text.find_first_not_of("0123456789") == std::string::npos;
+          const bool digits =
+              !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
           if (!digits || std::stoul(text) < least || std::stoul(text) > most)
             return std::string("expected ") + what + " from " + std::to_string(least) + " to " +
                    std::to_string(most) + ", got '" + text + "'";
@@ -98,9 +98,12 @@ Config Config::from_args(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw ConfigError(std::string("timely: bad worker arguments: ") + e.what() + " (try --help)");
   }
-  if (!std::isfinite(parsed.connect_timeout) || parsed.connect_timeout < 0.001 || parsed.connect_timeout > 86400.0)
-    throw ConfigError("timely: bad worker arguments: --connect-timeout must be a number of seconds from 0.001 to "
-                      "86400, got " + std::to_string(parsed.connect_timeout));
+  if (!std::isfinite(parsed.connect_timeout) || parsed.connect_timeout < 0.001 ||
+      parsed.connect_timeout > 86400.0)
+    throw ConfigError(
+        "timely: bad worker arguments: --connect-timeout must be a number of seconds from 0.001 to "
+        "86400, got " +
+        std::to_string(parsed.connect_timeout));
   if (parsed.process >= parsed.processes)
     throw ConfigError("timely: bad worker arguments: the process index -p " + std::to_string(parsed.process) +
                       " must be less than the number of processes -n " + std::to_string(parsed.processes));
@@ -108,7 +111,8 @@ Config Config::from_args(int argc, const char* const* argv) {
   config.workers = parsed.workers;
   config.processes = parsed.processes;
   config.process_index = parsed.process;
-  if (!parsed.hostfile.empty()) config.addresses = communication::read_hostfile(parsed.hostfile, parsed.processes);
+  if (!parsed.hostfile.empty())
+    config.addresses = communication::read_hostfile(parsed.hostfile, parsed.processes);
   config.network.report = parsed.report;
   config.network.zerocopy = parsed.zerocopy;
   config.network.connect_timeout =
@@ -172,7 +176,8 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
   } catch (...) {
     shared->poison();
     for (auto& t : threads) t.join();
-    if (network) network->abort("process " + std::to_string(config.process_index) + " could not start its workers");
+    if (network)
+      network->stop("process " + std::to_string(config.process_index) + " could not start its workers");
     throw;
   }
   for (auto& t : threads) t.join();
@@ -196,7 +201,7 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
       reason = e.what();
     } catch (...) {
     }
-    network->abort(reason);
+    network->stop(reason);
   }
   if (first_error) std::rethrow_exception(first_error);
 }

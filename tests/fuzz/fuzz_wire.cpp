@@ -120,10 +120,12 @@ void fuzz_payload(std::span<const std::uint8_t> bytes, std::uint64_t base) {
   fuzz_decode<Progress2>(bytes, base);
 }
 
-void check_header(const wire::FrameHeader& h, std::span<const std::uint8_t> bytes, const wire::FrameLimits& limits) {
+void check_header(const wire::FrameHeader& h, std::span<const std::uint8_t> bytes,
+                  const wire::FrameLimits& limits) {
   std::uint8_t again[wire::header_size];
   wire::encode_header(h, again);
-  check(std::memcmp(again, bytes.data(), wire::header_size) == 0, "an accepted header does not re-encode to its bytes");
+  check(std::memcmp(again, bytes.data(), wire::header_size) == 0,
+        "an accepted header does not re-encode to its bytes");
   if (h.kind == wire::FrameKind::Data) {
     const std::uint64_t w = limits.workers;
     check(h.source / w == limits.peer, "a data frame from a worker of another process was accepted");

@@ -39,7 +39,8 @@ void say(const std::string& line) {
 
 // Rounds of an exchange of 100 records per worker. `thrower`/`after`: the worker that throws
 // from an operator (records received) or from its loop (rounds), if any.
-void rounds(timely::Worker& worker, std::uint64_t total, std::size_t thrower, std::uint64_t after, bool in_operator) {
+void rounds(timely::Worker& worker, std::uint64_t total, std::size_t thrower, std::uint64_t after,
+            bool in_operator) {
   const auto index = worker.index();
   timely::InputHandle<std::uint64_t, std::uint64_t> input;
   timely::ProbeHandle<std::uint64_t> probe;

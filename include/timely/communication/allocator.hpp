@@ -42,10 +42,10 @@
 
 #include <timely/communication/codec.hpp>
 #include <timely/communication/network.hpp>
-#include <timely/communication/wire.hpp>
-#include <timely/error.hpp>
 #include <timely/communication/process_shared.hpp>
 #include <timely/communication/push_pull.hpp>
+#include <timely/communication/wire.hpp>
+#include <timely/error.hpp>
 
 namespace timely::communication {
 
@@ -198,7 +198,10 @@ class FanOut final : public Push<T> {
 class SendBuffers {
  public:
   SendBuffers(std::shared_ptr<Network> network, std::uint32_t source)
-      : network_(std::move(network)), source_(source), buffers_(network_->processes()), seqs_(network_->processes(), 0) {}
+      : network_(std::move(network)),
+        source_(source),
+        buffers_(network_->processes()),
+        seqs_(network_->processes(), 0) {}
 
   /// Appends one data frame carrying `value` for workers `lo..hi` of process `peer`.
   /// \throws timely::Error if the encoded value exceeds the network's payload limit.
@@ -334,7 +337,10 @@ class Allocator {
   /// An allocator for local worker `local` of this process in the cluster `network` (which
   /// may be null: a single process).
   Allocator(std::size_t local, std::shared_ptr<ProcessShared> shared, std::shared_ptr<Network> network)
-      : local_(local), shared_(std::move(shared)), events_(std::make_shared<detail::Events>()), network_(std::move(network)) {
+      : local_(local),
+        shared_(std::move(shared)),
+        events_(std::make_shared<detail::Events>()),
+        network_(std::move(network)) {
     if (network_)
       buffers_ = std::make_shared<detail::SendBuffers>(network_, static_cast<std::uint32_t>(index()));
   }
@@ -366,8 +372,8 @@ class Allocator {
     const std::size_t w = shared_->threads();
     for (std::size_t target = 0; target < peers(); ++target) {
       if (target / w == process() && !zerocopy())
-        pushers.push_back(
-            std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, local_, target % w, channel));
+        pushers.push_back(std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, local_,
+                                                                     target % w, channel));
       else
         pushers.push_back(remote_pusher<T>(target / w, target, target + 1, channel));
     }
@@ -390,7 +396,8 @@ class Allocator {
       if (p != process() || zerocopy()) pushers.push_back(remote_pusher<T>(p, p * w, (p + 1) * w, channel));
     if (!zerocopy())
       for (std::size_t t = 0; t < w; ++t)
-        pushers.push_back(std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, local_, t, channel));
+        pushers.push_back(
+            std::make_unique<detail::ProcessPusher<T>>(bundle, shared_, events_, local_, t, channel));
     return {std::make_unique<detail::FanOut<T>>(std::move(pushers)), puller<T>(bundle, channel)};
   }
 
@@ -450,7 +457,8 @@ class Allocator {
   }
 
   template <class T>
-  std::unique_ptr<Push<T>> remote_pusher(std::size_t peer, std::size_t lo, std::size_t hi, std::size_t channel) {
+  std::unique_ptr<Push<T>> remote_pusher(std::size_t peer, std::size_t lo, std::size_t hi,
+                                         std::size_t channel) {
     if constexpr (detail::cluster_capable<T>) {
       return std::make_unique<detail::RemotePusher<T>>(buffers_, peer, static_cast<std::uint32_t>(lo),
                                                        static_cast<std::uint32_t>(hi), channel);
@@ -465,7 +473,8 @@ class Allocator {
     auto local = std::make_unique<detail::ProcessPuller<T>>(std::move(bundle), local_);
     if constexpr (detail::cluster_capable<T>) {
       if (network_)
-        return std::make_unique<detail::ClusterPuller<T>>(std::move(local), network_->inbound(local_, channel), channel);
+        return std::make_unique<detail::ClusterPuller<T>>(std::move(local),
+                                                          network_->inbound(local_, channel), channel);
     }
     return local;
   }

@@ -136,7 +136,7 @@ class Network {
   virtual void finish() = 0;
   /// Ends a failed computation: tells every peer why (best effort, bounded time), closes the
   /// connections and joins the threads. Never throws.
-  virtual void abort(const std::string& reason) noexcept = 0;
+  virtual void stop(const std::string& reason) noexcept = 0;
 };
 
 }  // namespace timely::communication

@@ -157,20 +157,22 @@ inline Hello parse_hello(std::span<const std::uint8_t> bytes) {
   h.workers = detail::get32(bytes.data() + 20);
   h.flags = detail::get32(bytes.data() + 24);
   if (detail::get32(bytes.data() + 28) != 0)
-    throw ProtocolError("timely: handshake: reserved word is " + std::to_string(detail::get32(bytes.data() + 28)) +
-                        ", expected 0");
+    throw ProtocolError("timely: handshake: reserved word is " +
+                        std::to_string(detail::get32(bytes.data() + 28)) + ", expected 0");
   return h;
 }
 
 /// Compares the peer's hello with this process's own and with the index it should have
 /// (`expected_process`, or any index but ours if `std::nullopt`). Returns an empty string if
 /// they agree, else a sentence saying what differed, worded for both sides' error messages.
-inline std::string check_hello(const Hello& mine, const Hello& theirs, std::optional<std::uint32_t> expected_process) {
+inline std::string check_hello(const Hello& mine, const Hello& theirs,
+                               std::optional<std::uint32_t> expected_process) {
   const auto n = [](std::uint32_t v) { return std::to_string(v); };
   if (theirs.version != mine.version)
-    return "process " + n(theirs.process) + " speaks protocol version " + n(theirs.version) +
-           ", process " + n(mine.process) + " speaks version " + n(mine.version);
-  if (theirs.flags != 0) return "process " + n(theirs.process) + " sent unknown handshake flags " + n(theirs.flags);
+    return "process " + n(theirs.process) + " speaks protocol version " + n(theirs.version) + ", process " +
+           n(mine.process) + " speaks version " + n(mine.version);
+  if (theirs.flags != 0)
+    return "process " + n(theirs.process) + " sent unknown handshake flags " + n(theirs.flags);
   if (theirs.processes != mine.processes)
     return "process " + n(theirs.process) + " was started with -n " + n(theirs.processes) + ", process " +
            n(mine.process) + " with -n " + n(mine.processes);
@@ -211,11 +213,13 @@ struct VerdictHead {
 inline VerdictHead parse_verdict_head(std::span<const std::uint8_t, 8> bytes) {
   const auto status = detail::get32(bytes.data());
   const auto len = detail::get32(bytes.data() + 4);
-  if (status > 1) throw ProtocolError("timely: handshake: verdict status " + std::to_string(status) + ", expected 0 or 1");
+  if (status > 1)
+    throw ProtocolError("timely: handshake: verdict status " + std::to_string(status) + ", expected 0 or 1");
   if (len > max_reason)
     throw ProtocolError("timely: handshake: verdict reason of " + std::to_string(len) + " bytes, at most " +
                         std::to_string(max_reason) + " allowed");
-  if (status == 0 && len != 0) throw ProtocolError("timely: handshake: an accepting verdict carries a reason");
+  if (status == 0 && len != 0)
+    throw ProtocolError("timely: handshake: an accepting verdict carries a reason");
   return {status == 0, len};
 }
 
@@ -243,7 +247,9 @@ struct FrameHeader {
 };
 
 /// Bytes a frame with `length` payload bytes takes, padding included.
-constexpr std::size_t frame_size(std::size_t length) noexcept { return header_size + ((length + 7) & ~std::size_t{7}); }
+constexpr std::size_t frame_size(std::size_t length) noexcept {
+  return header_size + ((length + 7) & ~std::size_t{7});
+}
 
 /// Writes `h` into the 40 bytes at `out`.
 inline void encode_header(const FrameHeader& h, std::uint8_t* out) {
@@ -260,19 +266,20 @@ inline void encode_header(const FrameHeader& h, std::uint8_t* out) {
 
 /// What a connection from one peer process may carry.
 struct FrameLimits {
-  std::uint32_t workers = 1;          ///< W, worker threads per process
-  std::uint32_t peer = 0;             ///< the peer's process index
-  std::uint32_t self = 0;             ///< this process's index
+  std::uint32_t workers = 1;             ///< W, worker threads per process
+  std::uint32_t peer = 0;                ///< the peer's process index
+  std::uint32_t self = 0;                ///< this process's index
   std::uint32_t max_payload = 1u << 30;  ///< most payload bytes in one frame
 };
 
 /// Parses and validates a frame header.
 /// \param bytes at least `header_size` bytes; \param offset the stream offset of the header,
 /// for error messages. \throws ProtocolError naming the field, the value and the offset.
-inline FrameHeader parse_header(std::span<const std::uint8_t> bytes, const FrameLimits& limits, std::uint64_t offset) {
+inline FrameHeader parse_header(std::span<const std::uint8_t> bytes, const FrameLimits& limits,
+                                std::uint64_t offset) {
   const auto fail = [&](const std::string& what) -> void {
-    throw ProtocolError("timely: corrupt frame from process " + std::to_string(limits.peer) + " at stream byte " +
-                        std::to_string(offset) + ": " + what);
+    throw ProtocolError("timely: corrupt frame from process " + std::to_string(limits.peer) +
+                        " at stream byte " + std::to_string(offset) + ": " + what);
   };
   if (bytes.size() < header_size) fail("header truncated to " + std::to_string(bytes.size()) + " bytes");
   const std::uint8_t* p = bytes.data();
@@ -291,12 +298,14 @@ inline FrameHeader parse_header(std::span<const std::uint8_t> bytes, const Frame
   const std::uint64_t w = limits.workers;
   if (h.kind == FrameKind::Data) {
     if (h.source / w != limits.peer)
-      fail("source worker " + std::to_string(h.source) + " does not belong to process " + std::to_string(limits.peer));
+      fail("source worker " + std::to_string(h.source) + " does not belong to process " +
+           std::to_string(limits.peer));
     const std::uint64_t lo = std::uint64_t{limits.self} * w;
     const std::uint64_t hi = lo + w;
     if (!(h.target_lo < h.target_hi && h.target_lo >= lo && h.target_hi <= hi))
       fail("target workers " + std::to_string(h.target_lo) + ".." + std::to_string(h.target_hi) +
-           " are not a non-empty range of this process's workers " + std::to_string(lo) + ".." + std::to_string(hi));
+           " are not a non-empty range of this process's workers " + std::to_string(lo) + ".." +
+           std::to_string(hi));
     if (h.length > limits.max_payload)
       fail("payload of " + std::to_string(h.length) + " bytes exceeds the limit of " +
            std::to_string(limits.max_payload));

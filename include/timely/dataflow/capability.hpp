@@ -169,7 +169,8 @@ class InputCapability {
     std::string earliest;
     for (const auto& summary : connection_->summaries[output]) {
       auto reached = timely::results_in<T>(summary, time_);
-      earliest += (earliest.empty() ? "" : " or ") + (reached ? describe(*reached) : std::string("(overflow)"));
+      earliest +=
+          (earliest.empty() ? "" : " or ") + (reached ? describe(*reached) : std::string("(overflow)"));
     }
     throw CapabilityError("timely: attempted to delay a capability for input time " + describe(time_) +
                           " to time " + describe(time) + " on output " + std::to_string(output) +
