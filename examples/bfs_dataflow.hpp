@@ -104,7 +104,7 @@ inline auto expand(const timely::Stream<Inner, Reached>& reached, std::uint64_t 
       edges.for_each([&](const timely::InputCapability<Inner>&, std::vector<Edge>& batch) {
         graph.received.insert(graph.received.end(), batch.begin(), batch.end());
       });
-      if (!graph.built && edges.frontier().is_empty()) {
+      if (!graph.built && edges.frontier().empty()) {
         // Every edge is in: index this worker's out-edges by source slot (a counting sort).
         const std::size_t slots = (nodes + peers - 1) / peers;
         graph.offsets.assign(slots + 1, 0);

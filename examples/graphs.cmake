@@ -1,6 +1,6 @@
 # The graph examples (bfs, pagerank, unionfind), named and argued like the reference's, plus CTest
 # smoke tests on small random graphs with 1 and 2 workers. Real graphs: scripts/fetch-graphs.sh,
-# then e.g. `bfs --graph data/power.edges --undirected`; tests/graphs checks them against
+# then e.g. `bfs --graph data/power.edges --undirected`; tests/conformance/graphs_test.cpp checks them against
 # sequential implementations.
 foreach(example bfs pagerank unionfind)
   add_executable(${example} ${example}.cpp)

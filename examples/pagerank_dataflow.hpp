@@ -175,7 +175,7 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const timely::Stream<Time, Edge
           }
         });
         if (!state.built) {
-          if (!edge_in.frontier().is_empty()) return;
+          if (!edge_in.frontier().empty()) return;
           state.build_graph();
         }
         if (start) {  // iteration 0: the uniform ranks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the real graphs the graph examples (bfs, pagerank, unionfind) and tests/graphs run on
+# Fetches the real graphs the graph examples (bfs, pagerank, unionfind) and tests/conformance/graphs_test.cpp run on
 # into the git-ignored data/ folder (see shared/data/DATASETS.md §2a):
 #   data/email-Enron.edges  SNAP's Enron e-mail network: 36,692 nodes, 183,831 undirected edges
 #   data/power.edges        the US Western power grid: 4,941 nodes, 6,594 undirected edges

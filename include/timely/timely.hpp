@@ -3,7 +3,7 @@
 /// Library code includes exactly what it uses instead.
 #pragma once
 
-#include <timely/codec.hpp>
+#include <timely/progress/codecs.hpp>
 #include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/order.hpp>

@@ -1,4 +1,4 @@
-// The serialization customization point (timely/communication/codec.hpp, timely/codec.hpp):
+// The serialization customization point (timely/communication/codec.hpp, timely/progress/codecs.hpp):
 // round trips of every built-in codec, Boost.PFR aggregates, user specializations, Message and
 // ProgressMessage; exact little-endian bytes; typed errors with byte offsets for truncated and
 // corrupt input; counts rejected before allocating; a randomized round trip.
@@ -21,7 +21,7 @@
 #include <variant>
 #include <vector>
 
-#include <timely/codec.hpp>
+#include <timely/progress/codecs.hpp>
 #include <timely/dataflow/message.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/error.hpp>

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include <timely/codec.hpp>
+#include <timely/progress/codecs.hpp>
 #include <timely/communication/codec.hpp>
 #include <timely/communication/wire.hpp>
 #include <timely/dataflow/message.hpp>

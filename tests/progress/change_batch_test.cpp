@@ -19,9 +19,9 @@ TEST_CASE("compaction sorts, merges and drops zeros", "[progress][change_batch]"
   REQUIRE(v.size() == 1);
   CHECK(v[0].first == 3);
   CHECK(v[0].second == 3);
-  CHECK_FALSE(batch.is_empty());
+  CHECK_FALSE(batch.empty());
   batch.update(3, -3);
-  CHECK(batch.is_empty());
+  CHECK(batch.empty());
 }
 
 TEST_CASE("churn on one key stays bounded", "[progress][change_batch]") {
@@ -31,14 +31,14 @@ TEST_CASE("churn on one key stays bounded", "[progress][change_batch]") {
     batch.update(17, -1);
     CHECK(batch.raw_size() <= 32);
   }
-  CHECK(batch.is_empty());
+  CHECK(batch.empty());
 }
 
 TEST_CASE("drain_into swaps into an empty batch and appends to a full one", "[progress][change_batch]") {
   ChangeBatch<int> a, b;
   a.update(1, 2);
   a.drain_into(b);
-  CHECK(a.is_empty());
+  CHECK(a.empty());
   CHECK(b.size() == 1);
   a.update(1, 3);
   a.update(2, 1);
@@ -58,7 +58,7 @@ TEST_CASE("drain visits compacted updates once and empties", "[progress][change_
   std::int64_t total = 0;
   for (auto& [k, d] : seen) total += d;
   CHECK(total == 100);
-  CHECK(batch.is_empty());
+  CHECK(batch.empty());
   CHECK(batch.raw_size() == 0);
 }
 

@@ -188,7 +188,7 @@ TEST_CASE("change batch sorted updates, small compaction and raw drains keep the
           it = it->second == 0 ? model.erase(it) : std::next(it);
         REQUIRE(seen == model);
         model.clear();
-        REQUIRE(batch.is_empty());
+        REQUIRE(batch.empty());
       }
     }
   }

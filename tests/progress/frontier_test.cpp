@@ -39,7 +39,7 @@ TEST_CASE("the empty antichain is complete: no time is beyond it", "[progress][f
 
 TEST_CASE("mutable antichain reports discrete frontier changes", "[progress][frontier]") {
   MutableAntichain<std::uint64_t> m;
-  CHECK(m.is_empty());
+  CHECK(m.empty());
   std::vector<std::pair<std::uint64_t, std::int64_t>> changes;
   auto record = [&](std::uint64_t t, std::int64_t d) { changes.emplace_back(t, d); };
   m.update(5, 2, record);

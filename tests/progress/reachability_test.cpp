@@ -106,7 +106,7 @@ TEST_CASE("scope summaries and output projections", "[progress][reachability]") 
   // Pointstamps at the scope's own inputs are the parent's business: not projected.
   tracker.update_source(Source{0, 0}, 0, 1);
   tracker.propagate_all();
-  CHECK(tracker.output_changes(0).is_empty());
+  CHECK(tracker.output_changes(0).empty());
   CHECK(tracker.implications(Location::of(Target{1, 0})) == Antichain<T>(0));
 }
 

@@ -41,7 +41,7 @@
 ///     aggregate, not trivially copyable  its fields in order (Boost.PFR)             {u64,string}
 ///     other trivially copyable type      its object bytes, as laid out on the host   raw16 (its size)
 ///
-/// In core (include/timely/codec.hpp): `timely::Product<A, B>` (outer, inner; `product<A,B>`),
+/// In core (include/timely/progress/codecs.hpp): `timely::Product<A, B>` (outer, inner; `product<A,B>`),
 /// `timely::Unit` (nothing; `unit`) and `progress::Location` (node u64, port u64, is_source bool;
 /// `location`); in dataflow/message.hpp `Message<T, D>`, in dataflow/scope.hpp `ProgressMessage<T>`.
 ///

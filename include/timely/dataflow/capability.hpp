@@ -20,7 +20,7 @@
 #include <vector>
 
 #include <timely/error.hpp>
-#include <timely/format.hpp>
+#include <timely/describe.hpp>
 #include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/frontier.hpp>

@@ -58,7 +58,7 @@ class Tee {
 // ---------------------------------------------------------------------------------------------
 // Codec of Message, for allocators that serialize (timely/communication/codec.hpp).
 
-#include <timely/codec.hpp>
+#include <timely/progress/codecs.hpp>
 
 namespace timely::communication {
 

@@ -29,7 +29,7 @@
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
 #include <timely/error.hpp>
-#include <timely/format.hpp>
+#include <timely/describe.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/scheduling/activations.hpp>
 
@@ -248,7 +248,7 @@ class OperatorCore final : public Operate<T> {
 
   bool schedule() override {
     for (std::size_t i = 0; i < frontiers_.size(); ++i)
-      if (!progress_.frontiers[i].is_empty()) {
+      if (!progress_.frontiers[i].empty()) {
         frontiers_[i]->update_iter(progress_.frontiers[i].view());
         progress_.frontiers[i].clear();
       }

@@ -62,7 +62,7 @@ struct ProgressMessage {
 }  // namespace timely::dataflow
 
 // Codec of ProgressMessage, for allocators that serialize (timely/communication/codec.hpp).
-#include <timely/codec.hpp>
+#include <timely/progress/codecs.hpp>
 
 namespace timely::communication {
 
@@ -443,9 +443,9 @@ bool Subgraph<TOuter, TInner>::schedule() {
 
   send_progress();
   // Nested scopes report straight into final_pointstamp_: apply their reports next time.
-  if (!final_pointstamp_.is_empty()) worker_.activations()->activate(address_);
-  return incomplete_count_ > 0 || tracker_.tracking_anything() || !local_pointstamp_.is_empty() ||
-         !final_pointstamp_.is_empty();
+  if (!final_pointstamp_.empty()) worker_.activations()->activate(address_);
+  return incomplete_count_ > 0 || tracker_.tracking_anything() || !local_pointstamp_.empty() ||
+         !final_pointstamp_.empty();
 }
 
 template <Timestamp TOuter, Timestamp TInner>
@@ -584,7 +584,7 @@ void Subgraph<TOuter, TInner>::extract_progress(std::size_t index) {
 template <Timestamp TOuter, Timestamp TInner>
 requires RefinesTo<TInner, TOuter>
 void Subgraph<TOuter, TInner>::send_progress() {
-  if (local_pointstamp_.is_empty()) return;
+  if (local_pointstamp_.empty()) return;
   bool send = worker_.config().progress_mode == ProgressMode::Eager;
   if (!send) {
     // Demand mode: hold back until some update could advance a frontier somewhere, or concerns

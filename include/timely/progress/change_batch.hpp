@@ -78,7 +78,7 @@ class ChangeBatch {
   }
 
   /// Whether the compacted batch is empty. Cheap when the clean prefix is over half the entries.
-  [[nodiscard]] bool is_empty() {
+  [[nodiscard]] bool empty() {
     if (clean_ > updates_.size() / 2) return false;
     compact();
     return updates_.empty();

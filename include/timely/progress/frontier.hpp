@@ -159,7 +159,7 @@ class MutableAntichain {
     else
       return frontier_.less_equal(t);
   }
-  [[nodiscard]] bool is_empty() const noexcept { return frontier_.empty(); }
+  [[nodiscard]] bool empty() const noexcept { return frontier_.empty(); }
 
   /// Sum of the counts recorded for exactly `time`.
   [[nodiscard]] std::int64_t count_for(const T& time) {

@@ -292,7 +292,7 @@ class Tracker {
   [[nodiscard]] bool tracking_anything() {
     if (total_counts_ > 0) return true;
     for (auto id : dirty_)
-      if (!ports_[id].pending.is_empty()) return true;
+      if (!ports_[id].pending.empty()) return true;
     return false;
   }
 
@@ -301,7 +301,7 @@ class Tracker {
   /// Whether every input of `node` has an empty implication frontier.
   [[nodiscard]] bool inputs_complete(std::size_t node) const {
     for (auto id = tbase_[node]; id < sbase_[node]; ++id)
-      if (!ports_[id].implications.is_empty()) return false;
+      if (!ports_[id].implications.empty()) return false;
     return true;
   }
   [[nodiscard]] std::size_t node_count() const noexcept { return cap_counts_.size(); }

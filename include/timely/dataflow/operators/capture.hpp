@@ -58,7 +58,7 @@
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/format.hpp>
+#include <timely/describe.hpp>
 #include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/frontier.hpp>
@@ -92,7 +92,7 @@ class CaptureOperator final : public Operate<T> {
       frontier.update(timely::minimum<T>(), -1);
       started_ = true;
     }
-    if (!frontier.is_empty()) {
+    if (!frontier.empty()) {
       ProgressEvent<T> event;
       for (auto& [time, diff] : frontier.take()) event.changes.emplace_back(std::move(time), diff);
       sink_.push(Event<T, D>(std::in_place_index<0>, std::move(event)));
@@ -154,7 +154,7 @@ class ReplayOperator final : public Operate<T> {
       if (state.done) continue;
       auto& source = sources_[i];
       while (auto event = source.next()) {
-        if (state.counts.is_empty())
+        if (state.counts.empty())
           violation(i, FormatErrorKind::ProtocolViolation, "an event follows the completion of the stream");
         if (auto* progress = std::get_if<ProgressEvent<T>>(&*event)) {
           for (const auto& [time, diff] : progress->changes)
@@ -186,7 +186,7 @@ class ReplayOperator final : public Operate<T> {
         }
         ++state.events;
       }
-      if (state.counts.is_empty()) {
+      if (state.counts.empty()) {
         state.done = true;
       } else {
         if constexpr (requires(const Source& s) { s.exhausted(); }) {

@@ -85,7 +85,7 @@
 #include <variant>
 #include <vector>
 
-#include <timely/codec.hpp>
+#include <timely/progress/codecs.hpp>
 #include <timely/communication/codec.hpp>
 #include <timely/dataflow/operators/capture_event.hpp>
 #include <timely/error.hpp>

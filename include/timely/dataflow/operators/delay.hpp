@@ -36,7 +36,7 @@
 #include <timely/dataflow/notificator.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/error.hpp>
-#include <timely/format.hpp>
+#include <timely/describe.hpp>
 #include <timely/order.hpp>
 
 namespace timely::dataflow::operators {

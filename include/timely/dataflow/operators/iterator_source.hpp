@@ -60,7 +60,7 @@
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
 #include <timely/error.hpp>
-#include <timely/format.hpp>
+#include <timely/describe.hpp>
 #include <timely/order.hpp>
 #include <timely/scheduling/activations.hpp>
 

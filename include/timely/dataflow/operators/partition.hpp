@@ -27,7 +27,7 @@
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/stream.hpp>
 #include <timely/error.hpp>
-#include <timely/format.hpp>
+#include <timely/describe.hpp>
 
 namespace timely::dataflow::operators {
 

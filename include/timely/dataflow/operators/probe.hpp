@@ -34,7 +34,7 @@ class ProbeHandle {
   /// Some time less than or equal to `time` may still appear: `time` itself is not complete.
   [[nodiscard]] bool less_equal(const T& time) const { return frontier_->less_equal(time); }
   /// Every watched stream is complete (the frontier is empty).
-  [[nodiscard]] bool done() const { return frontier_->is_empty(); }
+  [[nodiscard]] bool done() const { return frontier_->empty(); }
   /// Calls `f(const progress::Antichain<T>&)` with the current frontier.
   template <class F>
   decltype(auto) with_frontier(F&& f) const {

@@ -39,7 +39,7 @@
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
 #include <timely/error.hpp>
-#include <timely/format.hpp>
+#include <timely/describe.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {

@@ -15,7 +15,7 @@
 #include <timely/dataflow/operators/capture.hpp>
 #include <timely/timely.hpp>
 
-#include "capture/common.hpp"
+#include "conformance/capture_common.hpp"
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;

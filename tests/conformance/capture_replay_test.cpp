@@ -12,7 +12,7 @@
 #include <timely/dataflow/operators/capture.hpp>
 #include <timely/timely.hpp>
 
-#include "capture/common.hpp"
+#include "conformance/capture_common.hpp"
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;
@@ -322,7 +322,7 @@ TEST_CASE("the capture records progress relative to one capability at the minimu
       messages.push_back(std::get<cap::MessagesEvent<Time, int>>(*e));
     }
   }
-  CHECK(counts.is_empty());
+  CHECK(counts.empty());
   REQUIRE(!progress.empty());
   CHECK(progress.front().changes == std::vector<std::pair<Time, std::int64_t>>{{0, -1}, {3, 1}});
   REQUIRE(messages.size() == 1);

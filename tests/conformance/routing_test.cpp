@@ -15,7 +15,7 @@
 #include <timely/dataflow/operators/ok_err.hpp>
 #include <timely/dataflow/operators/partition.hpp>
 
-#include "operators/common.hpp"
+#include "conformance/operators_common.hpp"
 #include "support/harness.hpp"
 
 using namespace timely::dataflow::operators;

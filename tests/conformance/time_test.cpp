@@ -12,7 +12,7 @@
 #include <timely/dataflow/operators/delay.hpp>
 #include <timely/dataflow/operators/reclock.hpp>
 
-#include "operators/common.hpp"
+#include "conformance/operators_common.hpp"
 #include "support/harness.hpp"
 
 using namespace timely::dataflow::operators;

@@ -1,5 +1,5 @@
 /// \file
-/// Codecs (timely/communication/codec.hpp) for the core types that live above the communication
+/// Codecs (communication/codec.hpp) for the core types that live above the communication
 /// library: the timestamps `timely::Product<A, B>` and `timely::Unit`, and the progress port
 /// `progress::Location`. `Message<T, D>` and `ProgressMessage<T>` have theirs next to their
 /// definitions (dataflow/message.hpp, dataflow/scope.hpp), which include this header.

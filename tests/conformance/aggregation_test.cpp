@@ -15,7 +15,7 @@
 #include <timely/dataflow/operators/count.hpp>
 #include <timely/dataflow/operators/state_machine.hpp>
 
-#include "operators/common.hpp"
+#include "conformance/operators_common.hpp"
 #include "support/harness.hpp"
 
 using namespace timely::dataflow::operators;
