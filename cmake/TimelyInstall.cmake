@@ -1,7 +1,9 @@
-# Install rules for timely: the public headers, the libraries, the exported target set
-# `timelyTargets` (namespace `timely::`) and the package files timelyConfig.cmake and
-# timelyConfigVersion.cmake, so that other projects can use `find_package(timely)`.
-# Included from the top-level CMakeLists.txt when TIMELY_INSTALL is ON.
+# Install rules for timely: the public headers (with the generated timely/version.hpp), the
+# libraries, the exported target set `timelyTargets` (namespace `timely::`, target names from
+# TimelyExport.cmake), the package files timelyConfig.cmake and timelyConfigVersion.cmake, so
+# that other projects can use `find_package(timely)`, and the pkg-config file timely.pc.
+# Included from the top-level CMakeLists.txt when TIMELY_INSTALL is ON (the default when timely
+# is the top-level project).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -9,19 +11,15 @@ set(TIMELY_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/timely"
   CACHE STRING "Where timely's CMake package files are installed (relative to the prefix)")
 mark_as_advanced(TIMELY_INSTALL_CMAKEDIR)
 
-# Inside the build the targets are called timely_<part>; installed, users see timely::<part>.
-set_target_properties(timely_container PROPERTIES EXPORT_NAME container)
-set_target_properties(timely_logging PROPERTIES EXPORT_NAME logging)
-set_target_properties(timely_communication PROPERTIES EXPORT_NAME communication)
-set_target_properties(timely_core PROPERTIES EXPORT_NAME core)
-set_target_properties(timely PROPERTIES EXPORT_NAME timely)
-
 # Headers: the whole include/timely tree (the targets' INSTALL_INTERFACE points at include/).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/timely"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
   COMPONENT timely_development)
+install(FILES "${PROJECT_BINARY_DIR}/include/timely/version.hpp"
+  DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/timely"
+  COMPONENT timely_development)
 
-install(TARGETS timely_container timely_logging timely_communication timely_core timely
+install(TARGETS ${TIMELY_EXPORTED_TARGETS}
   EXPORT timelyTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT timely_development
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT timely_runtime
@@ -39,14 +37,30 @@ configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/timelyConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/cmake/timelyConfig.cmake"
   INSTALL_DESTINATION "${TIMELY_INSTALL_CMAKEDIR}")
-write_basic_package_version_file(
-  "${PROJECT_BINARY_DIR}/cmake/timelyConfigVersion.cmake"
-  VERSION "${PROJECT_VERSION}"
-  COMPATIBILITY SameMajorVersion)
 install(FILES
   "${PROJECT_BINARY_DIR}/cmake/timelyConfig.cmake"
-  "${PROJECT_BINARY_DIR}/cmake/timelyConfigVersion.cmake"
+  "${PROJECT_BINARY_DIR}/timelyConfigVersion.cmake"  # written by TimelyExport.cmake
   DESTINATION "${TIMELY_INSTALL_CMAKEDIR}"
+  COMPONENT timely_development)
+
+# pkg-config: `pkg-config --cflags --libs timely`, for builds that do not use CMake.
+set(TIMELY_INSTALL_PKGCONFIGDIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig"
+  CACHE STRING "Where timely.pc is installed (relative to the prefix)")
+mark_as_advanced(TIMELY_INSTALL_PKGCONFIGDIR)
+file(RELATIVE_PATH TIMELY_PC_PREFIX_FROM_PCFILEDIR
+  "/prefix/${TIMELY_INSTALL_PKGCONFIGDIR}" "/prefix")
+string(REGEX REPLACE "/$" "" TIMELY_PC_PREFIX_FROM_PCFILEDIR "${TIMELY_PC_PREFIX_FROM_PCFILEDIR}")
+# Boost is header-only here; name its include directory unless the compiler searches it anyway.
+set(TIMELY_PC_EXTRA_CFLAGS "")
+get_target_property(_timely_boost_includes Boost::headers INTERFACE_INCLUDE_DIRECTORIES)
+foreach(dir IN LISTS _timely_boost_includes)
+  if(NOT dir IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+    string(APPEND TIMELY_PC_EXTRA_CFLAGS " -I${dir}")
+  endif()
+endforeach()
+configure_file("${CMAKE_CURRENT_LIST_DIR}/timely.pc.in" "${PROJECT_BINARY_DIR}/timely.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/timely.pc"
+  DESTINATION "${TIMELY_INSTALL_PKGCONFIGDIR}"
   COMPONENT timely_development)
 
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE"

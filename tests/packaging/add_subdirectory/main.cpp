@@ -1,13 +1,20 @@
 // Consumer program for the add_subdirectory packaging test: two workers each feed the numbers
 // 1..20 through map (doubling) and exchange; every worker sums what it receives. Prints the
-// number of records and their sum over all workers.
+// version from <timely/version.hpp>, the number of records and their sum over all workers; fails
+// if that version differs from TIMELY_CONSUMER_EXPECTED_VERSION (timely's project() version).
 #include <cstdint>
 #include <exception>
 #include <iostream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <timely/timely.hpp>
+#include <timely/version.hpp>
+
+#ifndef TIMELY_CONSUMER_EXPECTED_VERSION
+#error "the consumer's build must define TIMELY_CONSUMER_EXPECTED_VERSION"
+#endif
 
 int main() {
   using namespace timely::dataflow::operators;
@@ -40,9 +47,10 @@ int main() {
       records += r;
       sum += s;
     }
-    std::cout << "workers=" << per_worker.size() << " records=" << records << " sum=" << sum << "\n";
+    const bool version_matches = std::string_view(timely::version_string) == TIMELY_CONSUMER_EXPECTED_VERSION;
+    std::cout << "version=" << timely::version_string << " workers=" << per_worker.size() << " records=" << records << " sum=" << sum << "\n";
     // Each of the 2 workers sends 2 * (1 + ... + 20) = 420 in total.
-    return (records == 2 * kCount && sum == 2 * kCount * (kCount + 1)) ? 0 : 1;
+    return (version_matches && records == 2 * kCount && sum == 2 * kCount * (kCount + 1)) ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -1,12 +1,20 @@
-// Consumer program for the find_package packaging test: two workers each feed numbers into an
-// exchange; every worker counts what it receives and checks that it only gets its own share
-// (exchange routes a record to worker `route(record) % peers`). Prints the totals.
+// Consumer program for the find_package, build-tree and pkg-config packaging tests: two workers
+// each feed numbers into an exchange; every worker counts what it receives and checks that it
+// only gets its own share (exchange routes a record to worker `route(record) % peers`). Prints
+// the version from <timely/version.hpp> and the totals; fails if that version differs from
+// TIMELY_CONSUMER_EXPECTED_VERSION, the one the package metadata (CMake or pkg-config) reported.
 #include <cstdint>
 #include <exception>
 #include <iostream>
+#include <string_view>
 #include <vector>
 
 #include <timely/timely.hpp>
+#include <timely/version.hpp>
+
+#ifndef TIMELY_CONSUMER_EXPECTED_VERSION
+#error "the consumer's build must define TIMELY_CONSUMER_EXPECTED_VERSION"
+#endif
 
 namespace {
 
@@ -50,9 +58,11 @@ int main() {
       received += tallies[w].received;
       misrouted += tallies[w].misrouted;
     }
-    std::cout << "workers=" << tallies.size() << " received=" << received << " misrouted=" << misrouted
+    const bool version_matches = std::string_view(timely::version_string) == TIMELY_CONSUMER_EXPECTED_VERSION;
+    std::cout << "package version " << TIMELY_CONSUMER_EXPECTED_VERSION << "\n";
+    std::cout << "version=" << timely::version_string << " workers=" << tallies.size() << " received=" << received << " misrouted=" << misrouted
               << "\n";
-    return (received == 2 * kRounds * kPerRound && misrouted == 0) ? 0 : 1;
+    return (version_matches && received == 2 * kRounds * kPerRound && misrouted == 0) ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -1,0 +1,37 @@
+# The exported target set, shared by the build-tree export (this file) and the install rules
+# (TimelyInstall.cmake): the libraries timely_<part>, seen by users as timely::<part>.
+#
+# The build-tree export writes timelyTargets.cmake, timelyConfig.cmake and
+# timelyConfigVersion.cmake at the top of the build tree, so that another project can use this
+# build without installing it: `find_package(timely)` with `-Dtimely_DIR=<build tree>`.
+include(CMakePackageConfigHelpers)
+
+set(TIMELY_EXPORTED_TARGETS timely_container timely_logging timely_communication timely_core timely)
+foreach(target IN LISTS TIMELY_EXPORTED_TARGETS)
+  string(REGEX REPLACE "^timely_" "" export_name "${target}")
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
+
+  # The warnings are compile options for timely's own sources. A static library lists its
+  # PRIVATE link items in its interface as $<LINK_ONLY:...>, and a build-tree export keeps
+  # $<BUILD_INTERFACE:...>, so timely_warnings would be exported as a link dependency. CMake 3.26
+  # has $<BUILD_LOCAL_INTERFACE:...> for this; 3.25 needs the entry taken out of the interface.
+  get_target_property(interface ${target} INTERFACE_LINK_LIBRARIES)
+  if(interface)
+    list(FILTER interface EXCLUDE REGEX "timely_warnings")
+    set_target_properties(${target} PROPERTIES INTERFACE_LINK_LIBRARIES "${interface}")
+  endif()
+endforeach()
+
+export(TARGETS ${TIMELY_EXPORTED_TARGETS}
+  NAMESPACE timely::
+  FILE "${PROJECT_BINARY_DIR}/timelyTargets.cmake")
+
+configure_package_config_file(
+  "${CMAKE_CURRENT_LIST_DIR}/timelyConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/timelyConfig.cmake"
+  INSTALL_DESTINATION "${PROJECT_BINARY_DIR}"
+  INSTALL_PREFIX "${PROJECT_BINARY_DIR}")
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/timelyConfigVersion.cmake"
+  VERSION "${PROJECT_VERSION}"
+  COMPATIBILITY SameMajorVersion)
