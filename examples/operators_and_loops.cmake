@@ -1,4 +1,7 @@
-# More of the reference's examples: distinct, hashjoin, threadless, rc, event_driven, loopdemo, pingpong.
+# The reference's examples of operators with state (distinct, hashjoin), of records and workers
+# (rc: shared records that never leave their worker; threadless: a worker driven by hand), of
+# scheduling (event_driven: idle operators cost nothing) and of loops (loopdemo, pingpong), with
+# CTest smoke tests on 1 and 2 workers.
 foreach(example distinct hashjoin threadless rc event_driven loopdemo pingpong)
   add_executable(${example} ${example}.cpp)
   target_link_libraries(${example} PRIVATE timely::timely timely_warnings)

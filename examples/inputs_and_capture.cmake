@@ -1,6 +1,8 @@
-# The rest of the reference's examples: sequence, unordered_input, openloop, flow_controlled,
-# capture_send and capture_recv, plus CTest smoke tests on 1 and 2 workers that check what they
-# compute, a capture_send -> capture_recv round trip over TCP, and their bad arguments.
+# The reference's examples of feeding a dataflow: the Sequencer (sequence), capability-driven
+# input (unordered_input), open-loop input (openloop), input paced by a probe (flow_controlled),
+# and capture and replay between processes (capture_send, capture_recv), plus CTest smoke tests
+# on 1 and 2 workers that check what they compute, a capture_send -> capture_recv round trip
+# over TCP, and their bad arguments.
 foreach(example sequence unordered_input openloop flow_controlled capture_send capture_recv)
   add_executable(${example} ${example}.cpp)
   target_link_libraries(${example} PRIVATE timely::timely timely_warnings)
@@ -45,14 +47,14 @@ if(TIMELY_BUILD_TESTS)
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_capture.sh $<TARGET_FILE:capture_send>
             $<TARGET_FILE:capture_recv> 2 1 ${CMAKE_CURRENT_BINARY_DIR}/capture-2to1)
   set_tests_properties(example:capture:2to1 PROPERTIES TIMEOUT 120)
-  add_test(NAME example:more2-bad-arguments
+  add_test(NAME example:inputs-bad-arguments
     COMMAND ${CMAKE_COMMAND} -DSEQUENCE=$<TARGET_FILE:sequence> -DUNORDERED_INPUT=$<TARGET_FILE:unordered_input>
             -DOPENLOOP=$<TARGET_FILE:openloop> -DFLOW_CONTROLLED=$<TARGET_FILE:flow_controlled>
             -DCAPTURE_SEND=$<TARGET_FILE:capture_send> -DCAPTURE_RECV=$<TARGET_FILE:capture_recv>
-            -P ${CMAKE_CURRENT_SOURCE_DIR}/check_more2_arguments.cmake)
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/check_input_arguments.cmake)
   set_tests_properties(
     example:sequence:w1 example:sequence:w2 example:unordered_input:w1 example:unordered_input:w2
     example:openloop:w1 example:openloop:w2 example:flow_controlled:w1 example:flow_controlled:w2
-    example:capture:w1 example:capture:w2 example:capture:2to1 example:more2-bad-arguments
+    example:capture:w1 example:capture:w2 example:capture:2to1 example:inputs-bad-arguments
     PROPERTIES LABELS example)
 endif()
