@@ -6,6 +6,8 @@ packages=(
   build-essential cmake ninja-build python3
   libboost1.81-dev libfmt-dev libcli11-dev catch2 libbenchmark-dev
   ca-certificates
+  pkgconf  # pkg-config: the packaging test of the installed timely.pc
+  time     # /usr/bin/time: peak memory in benches/compile/compile_times.sh
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
