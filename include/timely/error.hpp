@@ -1,5 +1,8 @@
 /// \file
-/// The exception types timely throws. Every user contract violation or bad input throws a
+/// The exception types of the dataflow layer: `CapabilityError`, `BuildError`, `InputError` and
+/// `HelpRequested`, with the shared ones (`timely::Error`, `ConfigError`, `WorkerAborted`,
+/// `communication::NetworkError`) from the communication library below it
+/// (timely/communication/error.hpp). Every user contract violation or bad input throws a
 /// subclass of `timely::Error` whose message names the values involved; the library never exits
 /// or prints on its own.
 ///
@@ -7,26 +10,13 @@
 /// embedding application can recover. All types are thread-safe to throw and copy.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include <timely/communication/error.hpp>
 
 namespace timely {
-
-/// Base of every error timely throws.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// A capability was used wrongly: delayed or downgraded to a time not beyond its own, used for
 /// an output it was not minted for, or minted from an input along a path that does not allow it.
 class CapabilityError : public Error {
- public:
-  using Error::Error;
-};
-
-/// Bad configuration or command-line arguments (`-w 0`, unknown flags, ...).
-class ConfigError : public Error {
  public:
   using Error::Error;
 };
@@ -45,12 +35,6 @@ class BuildError : public Error {
 
 /// An input handle was misused (time moved backwards, data sent after close).
 class InputError : public Error {
- public:
-  using Error::Error;
-};
-
-/// Another worker failed; this worker stopped. `execute` rethrows the original error instead.
-class WorkerAborted : public Error {
  public:
   using Error::Error;
 };

@@ -12,6 +12,10 @@
 /// exception, not the `WorkerAborted` of the others; on other processes a `NetworkError` that
 /// quotes it). A lost peer process makes `execute` throw `NetworkError` naming it.
 ///
+/// The threads, the connections and the failure handling are the communication library's
+/// (`communication::initialize`, timely/communication/initialize.hpp); `execute` gives each
+/// worker thread a `Worker` over its allocator.
+///
 /// Source: the reference's `execute` module and `Config` (SEMANTICS.md §7.7). Thread-safety:
 /// `execute` may be called from any thread; the closure runs on each worker thread.
 #pragma once
@@ -25,7 +29,8 @@
 #include <vector>
 
 #include <timely/communication/allocator.hpp>
-#include <timely/communication/network.hpp>
+#include <timely/communication/hostfile.hpp>
+#include <timely/communication/initialize.hpp>
 #include <timely/error.hpp>
 #include <timely/worker.hpp>
 #include <timely/worker_state.hpp>
@@ -79,11 +84,24 @@ struct Config {
   static Config from_args(int argc, const char* const* argv);
   /// The usage text of the worker arguments.
   static std::string usage(const std::string& program);
+
+  /// The communication part of this configuration: `workers`, and `network` with `processes`,
+  /// `process_index` and `addresses` filled in.
+  [[nodiscard]] communication::Config communication() const {
+    communication::Config c;
+    c.workers = workers;
+    c.cluster = network;
+    c.cluster.processes = processes;
+    c.cluster.process = process_index;
+    c.cluster.addresses = addresses;
+    return c;
+  }
 };
 
 namespace detail {
-/// Runs `body(worker)` on `config.workers` threads, then steps each worker until its dataflows
-/// complete; rethrows the first worker error after all threads joined.
+/// Runs `body(worker)` on `config.workers` threads (`communication::initialize`), then steps
+/// each worker until its dataflows complete; rethrows the first worker error after all threads
+/// joined.
 void run_workers(const Config& config, const std::function<void(Worker&)>& body);
 }  // namespace detail
 

@@ -41,8 +41,7 @@ class WorkerState {
  public:
   WorkerState(communication::Allocator allocator, WorkerConfig config)
       : allocator_(std::move(allocator)),
-        activations_(std::make_shared<scheduling::Activations>(
-            [shared = allocator_.shared(), local = allocator_.local_index()] { shared->buzz(local); })),
+        activations_(std::make_shared<scheduling::Activations>(allocator_.waker())),
         config_(config) {}
 
   /// This worker's index in `0..peers()`.
@@ -74,7 +73,7 @@ class WorkerState {
   /// Receives from the allocator and activates the consumers of every channel that saw activity.
   /// \throws WorkerAborted if another worker of this process failed.
   void receive() {
-    if (allocator_.shared()->poisoned())
+    if (allocator_.poisoned())
       throw WorkerAborted("timely: worker " + std::to_string(index()) +
                           " stopped because another worker failed");
     allocator_.receive();

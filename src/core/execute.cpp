@@ -1,14 +1,11 @@
-// execute(): worker threads, failure propagation, and parsing of the worker arguments.
+// execute(): a Worker on each thread that communication::initialize starts, and parsing of the
+// worker arguments.
 #include <timely/execute.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <exception>
-#include <memory>
-#include <mutex>
-#include <thread>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -125,85 +122,11 @@ Config Config::from_args(int argc, const char* const* argv) {
 namespace detail {
 
 void run_workers(const Config& config, const std::function<void(Worker&)>& body) {
-  if (config.processes == 0 || config.process_index >= config.processes)
-    throw ConfigError("timely: process index " + std::to_string(config.process_index) +
-                      " must be less than the number of processes " + std::to_string(config.processes));
-  auto shared = std::make_shared<communication::ProcessShared>(config.workers);
-  std::shared_ptr<communication::Network> network;
-  if (config.processes > 1 || config.network.zerocopy) {
-    communication::ClusterConfig cluster = config.network;
-    cluster.processes = config.processes;
-    cluster.process = config.process_index;
-    cluster.addresses = config.addresses;
-    if (cluster.addresses.empty())
-      for (std::size_t i = 0; i < config.processes; ++i)
-        cluster.addresses.push_back({"localhost", static_cast<std::uint16_t>(2101 + i)});
-    network = communication::Network::start(cluster, config.workers, shared);
-  }
-
-  // Spin before parking only where it pays: several workers, each with a core of its own, and
-  // no network threads competing for the cores (a spinning worker would delay the very thread
-  // that brings its data).
-  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  shared->set_spinning(!network && config.workers >= 2 && config.workers <= cores);
-
-  std::mutex error_mutex;
-  std::exception_ptr first_error;    // the first genuine failure
-  std::exception_ptr first_aborted;  // a WorkerAborted, if that is all we have
-
-  auto run = [&](std::size_t index) {
-    try {
-      Worker worker(communication::Allocator(index, shared, network), config.worker);
-      body(worker);
-      while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
-    } catch (const WorkerAborted&) {
-      std::lock_guard lock(error_mutex);
-      if (!first_aborted) first_aborted = std::current_exception();
-      shared->poison();
-    } catch (...) {
-      {
-        std::lock_guard lock(error_mutex);
-        if (!first_error) first_error = std::current_exception();
-      }
-      shared->poison();
-    }
-  };
-
-  std::vector<std::thread> threads;
-  threads.reserve(config.workers);
-  try {
-    for (std::size_t i = 0; i < config.workers; ++i) threads.emplace_back(run, i);
-  } catch (...) {
-    shared->poison();
-    for (auto& t : threads) t.join();
-    if (network)
-      network->stop("process " + std::to_string(config.process_index) + " could not start its workers");
-    throw;
-  }
-  for (auto& t : threads) t.join();
-
-  // The first genuine error of a worker of this process wins; then a failure of the network
-  // (a lost peer, or a peer whose computation failed); then an abort.
-  if (!first_error && !first_aborted && network) {
-    try {
-      network->finish();
-    } catch (...) {
-      first_error = std::current_exception();
-    }
-  }
-  if (!first_error) first_error = shared->failure();
-  if (!first_error) first_error = first_aborted;
-  if (first_error && network) {
-    std::string reason = "an unknown error";
-    try {
-      std::rethrow_exception(first_error);
-    } catch (const std::exception& e) {
-      reason = e.what();
-    } catch (...) {
-    }
-    network->stop(reason);
-  }
-  if (first_error) std::rethrow_exception(first_error);
+  communication::initialize(config.communication(), [&](communication::Allocator& allocator) {
+    Worker worker(std::move(allocator), config.worker);
+    body(worker);
+    while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
+  });
 }
 
 }  // namespace detail

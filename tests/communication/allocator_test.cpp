@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include <timely/error.hpp>
+#include <timely/communication/error.hpp>
 
 #include "support/catch.hpp"
 

@@ -1,12 +1,13 @@
-// The non-template parts of the thread and process allocators: buzzers, mailboxes of channel
-// events, and the rendezvous where worker threads meet to create a channel.
-#include <timely/communication/allocator.hpp>
+// ProcessShared (include/timely/communication/process.hpp): mailboxes of channel events,
+// parking with an optional spin, the rendezvous where worker threads meet to create a channel,
+// and the poison flag.
+#include <timely/communication/process.hpp>
 
 #include <algorithm>
 #include <stdexcept>
 #include <thread>
 
-#include <timely/error.hpp>
+#include <timely/communication/error.hpp>
 
 namespace timely::communication {
 
@@ -17,25 +18,6 @@ inline void cpu_relax() noexcept {
 #endif
 }
 }  // namespace
-
-void Buzzer::buzz() {
-  {
-    std::lock_guard lock(mutex_);
-    token_ = true;
-    hint_.store(true, std::memory_order_release);
-  }
-  cv_.notify_one();
-}
-
-void Buzzer::park(std::optional<std::chrono::nanoseconds> timeout) {
-  std::unique_lock lock(mutex_);
-  if (timeout)
-    cv_.wait_for(lock, *timeout, [&] { return token_; });
-  else
-    cv_.wait(lock, [&] { return token_; });
-  token_ = false;
-  hint_.store(false, std::memory_order_relaxed);
-}
 
 ProcessShared::ProcessShared(std::size_t threads) {
   if (threads == 0) throw std::invalid_argument("timely: a process needs at least one worker thread");

@@ -1,23 +1,19 @@
 /// \file
-/// The cluster transport: `ClusterConfig` (who the processes are and how patient to be),
-/// `read_hostfile`/`parse_hostfile` and `parse_address` (the hostfile of `host:port` lines),
-/// `NetworkError` (a connection could not be made or was lost, or a peer sent bad bytes),
-/// `InboundQueue` (received messages for one worker and channel, as views into receive buffers)
-/// and `Network` (the TCP connections of one process to all others, with a send thread and a
-/// receive thread per peer). Boost.Asio stays inside src/communication/network.cpp.
+/// Private to the communication library: `InboundQueue` (received messages for one worker and channel, as
+/// views into receive buffers) and `Network` (the TCP connections of one process to all others, with a send
+/// thread and a receive thread per peer). Boost.Asio stays inside src/communication/network.cpp.
 ///
-/// The cluster allocator (`Allocator` in allocator.hpp) encodes messages for workers of other
-/// processes into frames (wire.hpp) in per-worker buffers and hands whole buffers to
-/// `Network::send`; the send thread of that peer writes them with vectored writes. The receive
-/// thread reads into large slabs and hands each data frame's payload, without copying, to the
-/// `InboundQueue` of every target worker (one copy per process for a broadcast), then wakes
-/// that worker.
+/// The cluster allocator (`Cluster` in cluster.hpp, buffers in cluster.cpp) encodes messages for workers of
+/// other processes into frames (wire.hpp) in per-worker buffers and hands whole buffers to `Network::send`;
+/// the send thread of that peer writes them with vectored writes. The receive thread reads into large slabs
+/// and hands each data frame's payload, without copying, to the `InboundQueue` of every target worker (one
+/// copy per process for a broadcast), then wakes that worker.
 ///
 /// Failure: a peer that closes without an end-of-stream frame, a connection error, a peer
 /// silent for longer than `heartbeat_timeout` (killed, stopped, or cut off: idle connections
 /// carry heartbeats), a corrupt frame, or an abort frame from a peer whose computation failed:
 /// each records a `NetworkError` naming the peer in the `ProcessShared`, which stops every
-/// worker of this process; `execute` then rethrows it.
+/// worker of this process; `initialize` then rethrows it.
 ///
 /// Source: the reference's `timely_communication::allocator::zero_copy` and `networking`
 /// (SEMANTICS.md §7.5-§7.6): per-peer send and receive threads, byte slabs, reference-counted
@@ -28,64 +24,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <istream>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <vector>
 
-#include <timely/communication/process_shared.hpp>
-#include <timely/error.hpp>
+#include <timely/communication/error.hpp>
+#include <timely/communication/initialize.hpp>
+#include <timely/communication/process.hpp>
 
 namespace timely::communication {
-
-/// A connection between processes could not be made, was lost, carried bad bytes, or the
-/// peer's computation failed; the message names the peer process and its address.
-class NetworkError : public timely::Error {
- public:
-  using timely::Error::Error;
-};
-
-/// One line of a hostfile: where a process listens.
-struct Address {
-  std::string host;    ///< a host name or IPv4 address, or an IPv6 address without brackets
-  std::uint16_t port;  ///< 1 to 65535
-  [[nodiscard]] std::string to_string() const;
-};
-
-/// Parses `host:port` (IPv6 as `[addr]:port`). `where` names the text in errors (e.g.
-/// "line 3 of hosts.txt"). \throws ConfigError if the host is empty or the port is missing,
-/// not a number, or outside 1..65535.
-Address parse_address(const std::string& text, const std::string& where);
-
-/// Reads a hostfile: one `host:port` a line for process 0, 1, ...; lines starting with `#` are
-/// comments. At least `processes` lines are needed; further lines are ignored.
-/// \throws ConfigError naming the file and line for a blank line, a malformed address, or too
-/// few lines; and if the file cannot be read.
-std::vector<Address> parse_hostfile(std::istream& in, const std::string& name, std::size_t processes);
-/// `parse_hostfile` on the file at `path`.
-std::vector<Address> read_hostfile(const std::string& path, std::size_t processes);
-
-/// How the processes of a computation find each other.
-struct ClusterConfig {
-  std::size_t processes = 1;       ///< P
-  std::size_t process = 0;         ///< this process's index, < P
-  std::vector<Address> addresses;  ///< where process i listens, for i < P
-  /// How long start-up may take: connecting (with retries and back-off) and handshakes.
-  std::chrono::milliseconds connect_timeout{60'000};
-  /// An idle connection sends a heartbeat this often.
-  std::chrono::milliseconds heartbeat_interval{500};
-  /// A peer silent for this long is declared lost.
-  std::chrono::milliseconds heartbeat_timeout{5'000};
-  /// Most payload bytes of one message (one frame); larger messages fail with an error.
-  std::uint32_t max_payload = 1u << 30;
-  /// Print connection events to standard error (the `-r` flag).
-  bool report = false;
-  /// Serialize messages between the workers of this process too (the `-z` flag): they travel as
-  /// frames in memory, exactly as they would between processes. Allowed with one process.
-  bool zerocopy = false;
-};
 
 /// A received message: `size` bytes at `data`, kept alive by `owner` (the receive slab).
 struct View {
