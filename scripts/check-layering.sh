@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Checks the one direction of dependency between timely's libraries (ARCHITECTURE.md §1):
 #   container <- logging <- communication <- core
-# A public header of a lower library may include only headers of its own or lower libraries,
-# and Boost.Asio may appear only in src/communication/.
+# A public header of a lower library may include only headers of its own or lower libraries
+# that it really uses (today container, logging and communication each use only their own),
+# Boost.Asio may appear only in src/communication/, the wire format only in its own header
+# (the dataflow layer sees the allocator facade, not frames), and of Boost.PFR only its core.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/include/timely"
@@ -19,8 +21,16 @@ check() {  # check DIR ALLOWED_PREFIX_REGEX
   done < <(grep -rn '#include <timely/' "$dir" || true)
 }
 check container 'container/'
-check logging 'container/|logging/'
-check communication 'container/|logging/|communication/|error\.hpp'
+check logging 'logging/'
+check communication 'communication/'
+if grep -rn '#include <timely/communication/wire.hpp>' . | grep -v '^\./communication/wire\.hpp:'; then
+  echo "layering: a public header other than communication/wire.hpp includes the wire format" >&2
+  status=1
+fi
+if grep -rn '#include <boost/pfr.hpp>' .; then
+  echo "layering: a public header includes all of Boost.PFR (include boost/pfr/core.hpp)" >&2
+  status=1
+fi
 if grep -rln 'boost/asio' "$root/include" >/dev/null 2>&1; then
   echo "layering: a public header includes Boost.Asio" >&2
   status=1

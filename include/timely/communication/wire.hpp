@@ -63,7 +63,7 @@
 #include <string>
 #include <vector>
 
-#include <timely/error.hpp>
+#include <timely/communication/error.hpp>
 
 namespace timely::communication::wire {
 
