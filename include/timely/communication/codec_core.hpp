@@ -97,6 +97,35 @@ concept BulkCopyable = (std::is_integral_v<X> && !std::is_same_v<X, bool>) || st
 
 }  // namespace detail
 
+class Encoder;
+class Decoder;
+
+// ---------------------------------------------------------------------------------------------
+// Codec
+
+/// How values of type `X` are encoded (see the file comment). The primary template is empty:
+/// a type without a specialization is not `Encodable`.
+template <class X, class Enable = void>
+struct Codec {};
+
+/// A type with a codec: `Codec<X>::encode(Encoder&, const X&)`, `Codec<X>::decode(Decoder&) ->
+/// X` and `Codec<X>::name() -> std::string`.
+template <class X>
+concept Encodable = requires(Encoder& e, Decoder& d, const X& x) {
+  Codec<X>::encode(e, x);
+  { Codec<X>::decode(d) } -> std::same_as<X>;
+  { Codec<X>::name() } -> std::convertible_to<std::string>;
+};
+
+/// The least number of bytes an encoded `X` takes (`Codec<X>::min_size`, or 0 if not given).
+template <class X>
+constexpr std::size_t codec_min_size() {
+  if constexpr (requires { Codec<X>::min_size; })
+    return Codec<X>::min_size;
+  else
+    return 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Encoder
 
@@ -153,9 +182,12 @@ class Encoder {
   /// The buffer written to.
   [[nodiscard]] std::vector<std::uint8_t>& buffer() const noexcept { return *out_; }
 
-  /// Encodes `x` with its `Codec` (defined below).
+  /// Encodes `x` with its `Codec`.
   template <class X>
-  void put(const X& x);
+  void put(const X& x) {
+    static_assert(Encodable<X>, "timely: no Codec for this type; specialize timely::communication::Codec");
+    Codec<X>::encode(*this, x);
+  }
 
  private:
   std::vector<std::uint8_t>* out_;
@@ -237,9 +269,12 @@ class Decoder {
       count_too_large(at, what, n, min_size);
     return static_cast<std::size_t>(n);
   }
-  /// Decodes an `X` with its `Codec` (defined below).
+  /// Decodes an `X` with its `Codec`.
   template <class X>
-  [[nodiscard]] X get();
+  [[nodiscard]] X get() {
+    static_assert(Encodable<X>, "timely: no Codec for this type; specialize timely::communication::Codec");
+    return Codec<X>::decode(*this);
+  }
 
   /// Throws unless every byte was read; `what` names the whole value.
   void expect_end(const char* what) const {
@@ -289,43 +324,6 @@ class Decoder {
   std::size_t pos_ = 0;
   std::uint64_t max_empty_count_ = std::uint64_t{1} << 32;
 };
-
-// ---------------------------------------------------------------------------------------------
-// Codec
-
-/// How values of type `X` are encoded (see the file comment). The primary template is empty:
-/// a type without a specialization is not `Encodable`.
-template <class X, class Enable = void>
-struct Codec {};
-
-/// A type with a codec: `Codec<X>::encode(Encoder&, const X&)`, `Codec<X>::decode(Decoder&) ->
-/// X` and `Codec<X>::name() -> std::string`.
-template <class X>
-concept Encodable = requires(Encoder& e, Decoder& d, const X& x) {
-  Codec<X>::encode(e, x);
-  { Codec<X>::decode(d) } -> std::same_as<X>;
-  { Codec<X>::name() } -> std::convertible_to<std::string>;
-};
-
-/// The least number of bytes an encoded `X` takes (`Codec<X>::min_size`, or 0 if not given).
-template <class X>
-constexpr std::size_t codec_min_size() {
-  if constexpr (requires { Codec<X>::min_size; })
-    return Codec<X>::min_size;
-  else
-    return 0;
-}
-
-template <class X>
-void Encoder::put(const X& x) {
-  static_assert(Encodable<X>, "timely: no Codec for this type; specialize timely::communication::Codec");
-  Codec<X>::encode(*this, x);
-}
-template <class X>
-X Decoder::get() {
-  static_assert(Encodable<X>, "timely: no Codec for this type; specialize timely::communication::Codec");
-  return Codec<X>::decode(*this);
-}
 
 /// `x` encoded into a new buffer.
 template <Encodable X>
