@@ -2,8 +2,8 @@
 /// Containers: the batches records travel in. Holds the `Container` concept and
 /// `default_capacity<D>()`, the number of records a batch of `D` is filled to before it is sent.
 ///
-/// The walking skeleton moves records in `std::vector<D>`; columnar containers join later
-/// behind the same concept. Source: the reference's `timely_container` (SEMANTICS.md §9).
+/// Records travel in `std::vector<D>`; other containers (columnar ones) fit behind the same
+/// concept. Source: the reference's `timely_container` (SEMANTICS.md §9).
 /// Thread-safety: plain values; no shared state.
 #pragma once
 

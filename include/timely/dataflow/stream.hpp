@@ -45,8 +45,15 @@ class Stream {
 };
 
 /// Applies operator `op` to `stream`: `stream | map(f) | exchange(h)`.
+// clang-format 14 (Debian 12's) has no RequiresClausePosition (it came in 15) and reads the `<`
+// and `>` of this clause as comparisons, gluing it to the declaration; the clause stays on its
+// own line by hand.
+// clang-format off
 template <Timestamp T, class D, class Op>
-requires std::invocable < Op, const Stream<T, D>
-& > auto operator|(const Stream<T, D>& stream, Op&& op) { return std::forward<Op>(op)(stream); }
+  requires std::invocable<Op, const Stream<T, D>&>
+auto operator|(const Stream<T, D>& stream, Op&& op) {
+  return std::forward<Op>(op)(stream);
+}
+// clang-format on
 
 }  // namespace timely::dataflow

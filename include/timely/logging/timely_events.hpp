@@ -3,7 +3,7 @@
 /// program registers an action for that name before building its dataflows.
 ///
 /// Use: `worker.log_register().insert<timely::logging::TimelyEvent>("timely", action);`
-/// Source: the reference's `logging::TimelyEvent` (SEMANTICS.md §8.2), a subset for now.
+/// Source: the reference's `logging::TimelyEvent` (SEMANTICS.md §8.2): the events this runtime emits.
 /// Thread-safety: plain values.
 #pragma once
 
