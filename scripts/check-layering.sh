@@ -23,6 +23,11 @@ check() {  # check DIR ALLOWED_PREFIX_REGEX
 check container 'container/'
 check logging 'logging/'
 check communication 'communication/'
+# Progress tracking sits below the dataflow layer: Scope uses progress/, never the reverse.
+if grep -rn '#include <timely/dataflow/' progress; then
+  echo "layering: a header under progress/ includes timely/dataflow/" >&2
+  status=1
+fi
 if grep -rn '#include <timely/communication/wire.hpp>' . | grep -v '^\./communication/wire\.hpp:'; then
   echo "layering: a public header other than communication/wire.hpp includes the wire format" >&2
   status=1

@@ -26,8 +26,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include <timely/order.hpp>
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace {
 

@@ -23,8 +23,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include <timely/order.hpp>
 #include <timely/progress/reachability.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace {
 

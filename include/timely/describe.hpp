@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include <timely/order.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace timely {
 

@@ -3,11 +3,12 @@
 /// Library code includes exactly what it uses instead.
 #pragma once
 
-#include <timely/progress/codecs.hpp>
 #include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/order.hpp>
+#include <timely/progress/codecs.hpp>
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/timestamp.hpp>
 #include <timely/worker.hpp>
 
 #include <timely/dataflow/capability.hpp>

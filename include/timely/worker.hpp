@@ -19,7 +19,9 @@
 
 #include <timely/communication/allocator.hpp>
 #include <timely/dataflow/scope.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/operate.hpp>
+#include <timely/progress/subgraph.hpp>
+#include <timely/progress/timestamp.hpp>
 #include <timely/worker_state.hpp>
 
 namespace timely {
@@ -59,15 +61,15 @@ class Worker {
     scheduling::Path path;
     path.push_back(index);
     state_->new_identifier();
-    dataflow::SubgraphBuilder<T> sub(*state_, path, std::move(name));
+    progress::SubgraphBuilder<T> sub(*state_, path, std::move(name));
     dataflow::Scope<T> scope(sub);
     using R = std::invoke_result_t<F&, dataflow::Scope<T>&>;
     if constexpr (std::is_void_v<R>) {
       builder(scope);
-      install(index, std::make_unique<dataflow::Dataflow<T>>(std::move(sub)));
+      install(index, std::make_unique<progress::Dataflow<T>>(std::move(sub)));
     } else {
       R result = builder(scope);
-      install(index, std::make_unique<dataflow::Dataflow<T>>(std::move(sub)));
+      install(index, std::make_unique<progress::Dataflow<T>>(std::move(sub)));
       return result;
     }
   }
@@ -103,11 +105,11 @@ class Worker {
 
  private:
   struct Installed {
-    std::unique_ptr<dataflow::Schedulable> root;
+    std::unique_ptr<progress::Schedulable> root;
     std::vector<std::size_t> channels;
   };
   template <Timestamp T>
-  void install(std::size_t index, std::unique_ptr<dataflow::Dataflow<T>> sub) {
+  void install(std::size_t index, std::unique_ptr<progress::Dataflow<T>> sub) {
     auto channels = sub->channels();
     dataflows_.emplace(index, Installed{std::move(sub), std::move(channels)});
   }

@@ -21,11 +21,11 @@
 #include <variant>
 #include <vector>
 
-#include <timely/progress/codecs.hpp>
 #include <timely/dataflow/message.hpp>
-#include <timely/dataflow/scope.hpp>
 #include <timely/error.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/broadcast.hpp>
+#include <timely/progress/codecs.hpp>
+#include <timely/progress/timestamp.hpp>
 
 #include "support/catch.hpp"
 
@@ -370,7 +370,7 @@ TEST_CASE("core types: Product, Unit, Location, Message, ProgressMessage", "[com
                                 {'g', 'a', 'm', 'm', 'a'}}));
   CHECK(Codec<M>::name() == "message<product<u64,u32>,string>");
 
-  using P = timely::dataflow::ProgressMessage<std::uint64_t>;
+  using P = timely::progress::ProgressMessage<std::uint64_t>;
   P p;
   p.from = 1;
   p.seq = 2;
@@ -402,7 +402,7 @@ TEST_CASE("core types: Product, Unit, Location, Message, ProgressMessage", "[com
   const P empty_back = decode_bytes<P>(encode_bytes(empty));
   REQUIRE(empty_back.updates);
   CHECK(empty_back.updates->empty());
-  using PP = timely::dataflow::ProgressMessage<Product<std::uint64_t, std::uint64_t>>;
+  using PP = timely::progress::ProgressMessage<Product<std::uint64_t, std::uint64_t>>;
   PP pp;
   pp.updates = std::make_shared<PP::Updates>(
       1, std::pair{std::pair{Location{}, Product<std::uint64_t, std::uint64_t>{1, 2}}, std::int64_t{1}});
@@ -487,7 +487,7 @@ TEST_CASE("truncation at every byte offset throws CodecError at the failed read"
     expect_codec_error<M>(Bytes(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(k)), 100,
                           100 + std::min<std::size_t>(k / 8 * 8, 24));
   // ProgressMessage<u64> with two entries of 33 bytes: from at 0, seq at 8, count at 16.
-  using P = timely::dataflow::ProgressMessage<std::uint64_t>;
+  using P = timely::progress::ProgressMessage<std::uint64_t>;
   P p;
   p.updates = std::make_shared<P::Updates>(
       2, std::pair{std::pair{timely::progress::Location{1, 2, true}, std::uint64_t{3}}, std::int64_t{4}});

@@ -7,7 +7,7 @@
 //     stream of frames walked the way the receive thread walks it),
 //   - Codec decoding of dataflow::Message<std::uint64_t, std::pair<std::string, std::uint64_t>>,
 //     of dataflow::Message<Product<std::uint64_t, std::uint32_t>, std::vector<std::optional<std::string>>>,
-//     of dataflow::ProgressMessage<std::uint64_t> and of ProgressMessage<Product<u64, u32>>
+//     of progress::ProgressMessage<std::uint64_t> and of ProgressMessage<Product<u64, u32>>
 //     (the whole input, and the payload of every data frame of the walked stream).
 // The documented exceptions (wire::ProtocolError, communication::CodecError) are the only
 // acceptable failures. Anything else (another exception, a crash, a sanitizer report, or a
@@ -26,12 +26,12 @@
 #include <utility>
 #include <vector>
 
-#include <timely/progress/codecs.hpp>
 #include <timely/communication/codec.hpp>
 #include <timely/communication/wire.hpp>
 #include <timely/dataflow/message.hpp>
-#include <timely/dataflow/scope.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/broadcast.hpp>
+#include <timely/progress/codecs.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace wire = timely::communication::wire;
 using timely::communication::Codec;
@@ -110,8 +110,8 @@ void fuzz_decode(std::span<const std::uint8_t> bytes, std::uint64_t base) {
 using DataMessage = timely::dataflow::Message<std::uint64_t, std::pair<std::string, std::uint64_t>>;
 using Time2 = timely::Product<std::uint64_t, std::uint32_t>;
 using DataMessage2 = timely::dataflow::Message<Time2, std::vector<std::optional<std::string>>>;
-using Progress = timely::dataflow::ProgressMessage<std::uint64_t>;
-using Progress2 = timely::dataflow::ProgressMessage<Time2>;
+using Progress = timely::progress::ProgressMessage<std::uint64_t>;
+using Progress2 = timely::progress::ProgressMessage<Time2>;
 
 void fuzz_payload(std::span<const std::uint8_t> bytes, std::uint64_t base) {
   fuzz_decode<DataMessage>(bytes, base);

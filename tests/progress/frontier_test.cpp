@@ -1,5 +1,6 @@
 // Antichain and MutableAntichain (SEMANTICS.md §2.1, §2.3).
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/timestamp.hpp>
 
 #include <cstdint>
 #include <random>

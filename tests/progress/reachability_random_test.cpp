@@ -2,7 +2,9 @@
 // strictly advance), random pointstamp updates; after every batch the tracker's implications at
 // every location, and its projection onto the scope outputs, must equal the frontier computed by
 // enumerating could-result-in over all paths (SEMANTICS.md §3.3). Fixed seeds, printed on failure.
+#include <timely/progress/location.hpp>
 #include <timely/progress/reachability.hpp>
+#include <timely/progress/timestamp.hpp>
 
 #include <cstdint>
 #include <map>
@@ -135,7 +137,7 @@ void run_random_graph(std::uint64_t seed) {
             model.paths[model.index[Location::of(Source{0, i})]][model.index[Location::of(Target{0, j})]]);
 
   // Random pointstamp updates, checked after every batch.
-  std::map<std::pair<Location, T>, std::int64_t> counts;
+  std::map<Pointstamp<T>, std::int64_t> counts;
   std::map<std::tuple<std::size_t, std::size_t, T>, std::int64_t> pushed;
   std::vector<MutableAntichain<T>> outputs(scope_outputs);
   for (int round = 0; round < 60; ++round) {

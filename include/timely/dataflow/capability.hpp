@@ -19,11 +19,11 @@
 #include <utility>
 #include <vector>
 
-#include <timely/error.hpp>
 #include <timely/describe.hpp>
-#include <timely/order.hpp>
+#include <timely/error.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace timely::dataflow {
 

@@ -24,13 +24,13 @@
 #include <timely/container/container.hpp>
 #include <timely/dataflow/capability.hpp>
 #include <timely/dataflow/message.hpp>
-#include <timely/dataflow/operate.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/error.hpp>
 #include <timely/describe.hpp>
+#include <timely/error.hpp>
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/operate.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {
@@ -220,11 +220,12 @@ namespace detail {
 
 /// The operator the builder installs: runs the logic and publishes progress.
 template <Timestamp T, class Logic>
-class OperatorCore final : public Operate<T> {
+class OperatorCore final : public progress::Operate<T> {
  public:
   OperatorCore(std::string name, std::size_t peers, std::size_t outputs,
-               progress::Connectivity<SummaryOf<T>> connectivity, std::vector<FrontierInterest> notify,
-               std::vector<std::function<void(SharedProgress<T>&)>> publishers,
+               progress::Connectivity<SummaryOf<T>> connectivity,
+               std::vector<progress::FrontierInterest> notify,
+               std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers,
                std::vector<progress::MutableAntichain<T>*> frontiers,
                std::vector<std::function<void()>> flushers, Logic logic)
       : name_(std::move(name)),
@@ -243,8 +244,8 @@ class OperatorCore final : public Operate<T> {
   std::size_t inputs() const override { return notify_.size(); }
   std::size_t outputs() const override { return progress_.internals.size(); }
   progress::Connectivity<SummaryOf<T>> connectivity() const override { return connectivity_; }
-  std::vector<FrontierInterest> notify_me() const override { return notify_; }
-  SharedProgress<T>& progress() override { return progress_; }
+  std::vector<progress::FrontierInterest> notify_me() const override { return notify_; }
+  progress::SharedProgress<T>& progress() override { return progress_; }
 
   bool schedule() override {
     for (std::size_t i = 0; i < frontiers_.size(); ++i)
@@ -265,9 +266,9 @@ class OperatorCore final : public Operate<T> {
  private:
   std::string name_;
   progress::Connectivity<SummaryOf<T>> connectivity_;
-  std::vector<FrontierInterest> notify_;
-  SharedProgress<T> progress_;
-  std::vector<std::function<void(SharedProgress<T>&)>> publishers_;
+  std::vector<progress::FrontierInterest> notify_;
+  progress::SharedProgress<T> progress_;
+  std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers_;
   std::vector<progress::MutableAntichain<T>*> frontiers_;
   std::vector<std::function<void()>> flushers_;
   Logic logic_;
@@ -320,13 +321,13 @@ class OperatorBuilder {
     scope_.builder().register_channel(channel, index_);
     auto state = std::make_shared<detail::InputState<T, D>>();
     state->puller = std::move(puller);
-    notify_.push_back(FrontierInterest::Always);
+    notify_.push_back(progress::FrontierInterest::Always);
     connectivity_.push_back(
         std::vector<progress::Antichain<Summary>>(outputs_, progress::Antichain<Summary>(Summary{})));
     frontiers_.push_back(&state->frontier);
     connections_.push_back(&state->connection);
     publishers_.push_back(
-        [state, port](SharedProgress<T>& p) { state->consumed.drain_into(p.consumeds[port]); });
+        [state, port](progress::SharedProgress<T>& p) { state->consumed.drain_into(p.consumeds[port]); });
     return OperatorInput<T, D>(std::move(state));
   }
 
@@ -339,7 +340,7 @@ class OperatorBuilder {
     for (auto& row : connectivity_) row.push_back(progress::Antichain<Summary>(Summary{}));
     internals_.push_back(state->internal);
     flushers_.push_back([state] { state->flush(); });
-    publishers_.push_back([state, port](SharedProgress<T>& p) {
+    publishers_.push_back([state, port](progress::SharedProgress<T>& p) {
       state->internal->drain_into(p.internals[port]);
       state->produced.drain_into(p.produceds[port]);
     });
@@ -348,7 +349,7 @@ class OperatorBuilder {
   }
 
   /// Sets when frontier changes at `input` schedule the operator.
-  void set_notify(std::size_t input, FrontierInterest interest) { notify_.at(input) = interest; }
+  void set_notify(std::size_t input, progress::FrontierInterest interest) { notify_.at(input) = interest; }
   /// Declares the path summaries from `input` to `output` (empty: not connected).
   void set_connection(std::size_t input, std::size_t output, progress::Antichain<Summary> summaries) {
     connectivity_.at(input).at(output) = std::move(summaries);
@@ -387,12 +388,12 @@ class OperatorBuilder {
   std::size_t index_;
   std::size_t global_;
   std::size_t outputs_ = 0;
-  std::vector<FrontierInterest> notify_;
+  std::vector<progress::FrontierInterest> notify_;
   progress::Connectivity<Summary> connectivity_;
   std::vector<progress::MutableAntichain<T>*> frontiers_;
   std::vector<InputConnection<T>*> connections_;
   std::vector<std::shared_ptr<progress::ChangeBatch<T>>> internals_;
-  std::vector<std::function<void(SharedProgress<T>&)>> publishers_;
+  std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers_;
   std::vector<std::function<void()>> flushers_;
 };
 

@@ -2,7 +2,7 @@
 /// Codecs (communication/codec.hpp) for the core types that live above the communication
 /// library: the timestamps `timely::Product<A, B>` and `timely::Unit`, and the progress port
 /// `progress::Location`. `Message<T, D>` and `ProgressMessage<T>` have theirs next to their
-/// definitions (dataflow/message.hpp, dataflow/scope.hpp), which include this header.
+/// definitions (dataflow/message.hpp, progress/broadcast.hpp), which include this header.
 ///
 /// Wire encodings (little-endian, no padding):
 ///
@@ -11,7 +11,7 @@
 ///     Location       node u64, port u64, is_source bool name "location"
 ///
 /// Include this header wherever one of these types is encoded (timely.hpp, message.hpp,
-/// scope.hpp and capture_format.hpp do): without it, `Product` and `Unit`, being trivially
+/// broadcast.hpp and capture_format.hpp do): without it, `Product` and `Unit`, being trivially
 /// copyable, would fall back to the object-bytes codec, a different encoding.
 ///
 /// Source: the reference derives serde's `Serialize`/`Deserialize` for `Product`, `()` and its
@@ -23,8 +23,8 @@
 #include <string>
 
 #include <timely/communication/codec.hpp>
-#include <timely/order.hpp>
-#include <timely/progress/reachability.hpp>
+#include <timely/progress/location.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace timely::communication {
 

@@ -1,7 +1,7 @@
 /// \file
 /// Reachability inside one scope: the `Builder` that records the graph (operators with their
 /// internal path summaries, and the edges between ports) and the `Tracker` that turns pointstamp
-/// counts into frontiers at every location.
+/// counts into frontiers at every location. The locations themselves are in location.hpp.
 ///
 /// Node 0 of a scope is its boundary ("child zero"): its outputs are the scope's inputs seen from
 /// inside and its inputs are the scope's outputs. Operators are nodes 1..n.
@@ -21,39 +21,12 @@
 #include <vector>
 
 #include <timely/error.hpp>
-#include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/location.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace timely::progress {
-
-/// An operator output (or, for node 0, a scope input seen from inside).
-struct Source {
-  std::size_t node = 0;
-  std::size_t port = 0;
-  friend bool operator==(const Source&, const Source&) = default;
-  friend auto operator<=>(const Source&, const Source&) = default;
-};
-
-/// An operator input (or, for node 0, a scope output seen from inside).
-struct Target {
-  std::size_t node = 0;
-  std::size_t port = 0;
-  friend bool operator==(const Target&, const Target&) = default;
-  friend auto operator<=>(const Target&, const Target&) = default;
-};
-
-/// A port of a node: a `Source` when `is_source`, otherwise a `Target`.
-struct Location {
-  std::size_t node = 0;
-  std::size_t port = 0;
-  bool is_source = false;
-
-  static Location of(Source s) { return {s.node, s.port, true}; }
-  static Location of(Target t) { return {t.node, t.port, false}; }
-  friend bool operator==(const Location&, const Location&) = default;
-  friend auto operator<=>(const Location&, const Location&) = default;
-};
 
 /// Internal connectivity of an operator: `summary[input][output]` is the antichain of path
 /// summaries from that input to that output; empty means "this input cannot cause output there".

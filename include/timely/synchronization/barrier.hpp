@@ -26,7 +26,7 @@
 
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/probe.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/timestamp.hpp>
 #include <timely/worker.hpp>
 
 namespace timely::synchronization {

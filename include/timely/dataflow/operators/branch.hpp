@@ -41,7 +41,7 @@ struct BranchOp {
                   "branch: cond must be callable as cond(const T& time, const D& record) -> bool");
     OperatorBuilder<T> builder(stream.scope(), "Branch");
     auto input = builder.new_input(stream, Pipeline{});
-    builder.set_notify(0, FrontierInterest::Never);
+    builder.set_notify(0, progress::FrontierInterest::Never);
     auto [no, no_stream] = builder.template new_output<D>();
     auto [yes, yes_stream] = builder.template new_output<D>();
     builder.build([&](std::vector<Capability<T>>) {
@@ -75,7 +75,7 @@ struct BranchWhenOp {
                   "branch_when: cond must be callable as cond(const T& time) -> bool");
     OperatorBuilder<T> builder(stream.scope(), "BranchWhen");
     auto input = builder.new_input(stream, Pipeline{});
-    builder.set_notify(0, FrontierInterest::Never);
+    builder.set_notify(0, progress::FrontierInterest::Never);
     auto [no, no_stream] = builder.template new_output<D>();
     auto [yes, yes_stream] = builder.template new_output<D>();
     builder.build([&](std::vector<Capability<T>>) {

@@ -52,16 +52,16 @@
 #include <vector>
 
 #include <timely/dataflow/message.hpp>
-#include <timely/dataflow/operate.hpp>
 #include <timely/dataflow/operators/capture_event.hpp>
 #include <timely/dataflow/operators/capture_format.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
 #include <timely/describe.hpp>
-#include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/operate.hpp>
+#include <timely/progress/timestamp.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {
@@ -70,7 +70,7 @@ namespace capture::detail {
 
 /// The capture operator: one input, no outputs; drains its own counters into SharedProgress.
 template <Timestamp T, class D, class Sink>
-class CaptureOperator final : public Operate<T> {
+class CaptureOperator final : public progress::Operate<T> {
  public:
   CaptureOperator(std::unique_ptr<MessagePull<T, D>> puller, Sink sink)
       : puller_(std::move(puller)), sink_(std::move(sink)), progress_(1, 0) {}
@@ -81,8 +81,10 @@ class CaptureOperator final : public Operate<T> {
   progress::Connectivity<SummaryOf<T>> connectivity() const override {
     return progress::Connectivity<SummaryOf<T>>(1);  // one input, reaching no output
   }
-  std::vector<FrontierInterest> notify_me() const override { return {FrontierInterest::Always}; }
-  SharedProgress<T>& progress() override { return progress_; }
+  std::vector<progress::FrontierInterest> notify_me() const override {
+    return {progress::FrontierInterest::Always};
+  }
+  progress::SharedProgress<T>& progress() override { return progress_; }
 
   bool schedule() override {
     bool pushed = false;
@@ -115,13 +117,13 @@ class CaptureOperator final : public Operate<T> {
   std::string name_ = "Capture";
   std::unique_ptr<MessagePull<T, D>> puller_;
   Sink sink_;
-  SharedProgress<T> progress_;
+  progress::SharedProgress<T> progress_;
   bool started_ = false;
 };
 
 /// The replay operator: no inputs, one output; applies recorded progress to its capabilities.
 template <Timestamp T, class D, class Source>
-class ReplayOperator final : public Operate<T> {
+class ReplayOperator final : public progress::Operate<T> {
  public:
   ReplayOperator(std::vector<Source> sources, std::shared_ptr<Tee<T, D>> tee, scheduling::Activator activator,
                  std::size_t peers)
@@ -138,8 +140,8 @@ class ReplayOperator final : public Operate<T> {
   std::size_t inputs() const override { return 0; }
   std::size_t outputs() const override { return 1; }
   progress::Connectivity<SummaryOf<T>> connectivity() const override { return {}; }
-  std::vector<FrontierInterest> notify_me() const override { return {}; }
-  SharedProgress<T>& progress() override { return progress_; }
+  std::vector<progress::FrontierInterest> notify_me() const override { return {}; }
+  progress::SharedProgress<T>& progress() override { return progress_; }
 
   bool schedule() override {
     if (!started_) {
@@ -246,7 +248,7 @@ class ReplayOperator final : public Operate<T> {
   std::vector<StreamState> states_;
   std::shared_ptr<Tee<T, D>> tee_;
   scheduling::Activator activator_;
-  SharedProgress<T> progress_;
+  progress::SharedProgress<T> progress_;
   bool started_ = false;
 };
 

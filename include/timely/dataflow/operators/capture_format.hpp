@@ -85,11 +85,11 @@
 #include <variant>
 #include <vector>
 
-#include <timely/progress/codecs.hpp>
 #include <timely/communication/codec.hpp>
 #include <timely/dataflow/operators/capture_event.hpp>
 #include <timely/error.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/codecs.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace timely::dataflow::capture {
 

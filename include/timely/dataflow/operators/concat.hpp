@@ -22,8 +22,8 @@ struct Concat {
     auto left = builder.new_input(stream, Pipeline{});
     auto right = builder.new_input(other, Pipeline{});
     auto [output, out_stream] = builder.template new_output<D>();
-    builder.set_notify(0, FrontierInterest::Never);
-    builder.set_notify(1, FrontierInterest::Never);
+    builder.set_notify(0, progress::FrontierInterest::Never);
+    builder.set_notify(1, progress::FrontierInterest::Never);
     builder.build([&](std::vector<Capability<T>>) {
       return [left = std::move(left), right = std::move(right), output = std::move(output)]() mutable {
         auto forward = [&](const InputCapability<T>& cap, std::vector<D>& data) {

@@ -36,7 +36,7 @@ Stream<T, D> concatenate(const Scope<T>& scope, const std::vector<Stream<T, D>>&
   inputs.reserve(streams.size());
   for (std::size_t i = 0; i < streams.size(); ++i) {
     inputs.push_back(builder.new_input(streams[i], Pipeline{}));
-    builder.set_notify(i, FrontierInterest::Never);
+    builder.set_notify(i, progress::FrontierInterest::Never);
   }
   auto [output, merged] = builder.template new_output<D>();
   builder.build([&](std::vector<Capability<T>>) {

@@ -35,9 +35,9 @@
 #include <timely/dataflow/capability.hpp>
 #include <timely/dataflow/notificator.hpp>
 #include <timely/dataflow/operators/generic.hpp>
-#include <timely/error.hpp>
 #include <timely/describe.hpp>
-#include <timely/order.hpp>
+#include <timely/error.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace timely::dataflow::operators {
 

@@ -44,7 +44,7 @@ class FeedbackHandle {
     if (!builder_) throw BuildError("connect_loop: this feedback edge is already connected");
     auto builder = std::move(builder_);
     auto input = builder->new_input(stream, Pipeline{});
-    builder->set_notify(0, FrontierInterest::Never);
+    builder->set_notify(0, progress::FrontierInterest::Never);
     builder->set_connection(0, 0, progress::Antichain<SummaryOf<T>>(summary_));
     builder->build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), output = std::move(output_), summary = summary_]() mutable {

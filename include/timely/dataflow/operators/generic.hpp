@@ -47,7 +47,7 @@ struct Unary {
   Pact pact;
   std::string name;
   Ctor ctor;
-  FrontierInterest interest;
+  progress::FrontierInterest interest;
 
   template <Timestamp T, class DIn>
   Stream<T, DOut> operator()(const Stream<T, DIn>& stream) const {
@@ -98,7 +98,7 @@ struct Binary {
   P2 pact2;
   std::string name;
   Ctor ctor;
-  FrontierInterest interest;
+  progress::FrontierInterest interest;
 
   template <class D1>
   Stream<T, DOut> operator()(const Stream<T, D1>& stream) const {
@@ -133,7 +133,7 @@ struct Binary {
 template <class DOut, class Pact, class Ctor>
 auto unary_frontier(Pact pact, std::string name, Ctor ctor) {
   return detail::Unary<DOut, Pact, Ctor>{std::move(pact), std::move(name), std::move(ctor),
-                                         FrontierInterest::Always};
+                                         progress::FrontierInterest::Always};
 }
 
 /// Like `unary_frontier`, but frontier changes do not schedule the operator: it runs only when
@@ -141,7 +141,7 @@ auto unary_frontier(Pact pact, std::string name, Ctor ctor) {
 template <class DOut, class Pact, class Ctor>
 auto unary(Pact pact, std::string name, Ctor ctor) {
   return detail::Unary<DOut, Pact, Ctor>{std::move(pact), std::move(name), std::move(ctor),
-                                         FrontierInterest::Never};
+                                         progress::FrontierInterest::Never};
 }
 
 /// A two-input operator producing `DOut`, scheduled on data and on frontier changes of either
@@ -152,7 +152,7 @@ template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
 auto binary_frontier(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
   return detail::Binary<DOut, T, D2, P1, P2, Ctor>{std::move(other), std::move(pact1),
                                                    std::move(pact2), std::move(name),
-                                                   std::move(ctor),  FrontierInterest::Always};
+                                                   std::move(ctor),  progress::FrontierInterest::Always};
 }
 
 /// Like `binary_frontier`, but scheduled only on data or explicit activation.
@@ -160,7 +160,7 @@ template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
 auto binary(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
   return detail::Binary<DOut, T, D2, P1, P2, Ctor>{std::move(other), std::move(pact1),
                                                    std::move(pact2), std::move(name),
-                                                   std::move(ctor),  FrontierInterest::Never};
+                                                   std::move(ctor),  progress::FrontierInterest::Never};
 }
 
 /// A one-input operator with a notificator: `logic(OperatorInput<T, DIn>&,

@@ -21,11 +21,11 @@
 
 #include <timely/container/container.hpp>
 #include <timely/dataflow/message.hpp>
-#include <timely/dataflow/operate.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/error.hpp>
 #include <timely/describe.hpp>
+#include <timely/error.hpp>
+#include <timely/progress/operate.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {
@@ -44,7 +44,7 @@ struct InputAttachment {
 /// The input operator: no inputs, one output; reports the handle's capability changes and
 /// production when scheduled.
 template <Timestamp T, class D>
-class InputOperator final : public Operate<T> {
+class InputOperator final : public progress::Operate<T> {
  public:
   InputOperator(std::shared_ptr<InputAttachment<T, D>> attachment, std::size_t peers)
       : attachment_(std::move(attachment)), progress_(0, 1) {
@@ -54,8 +54,8 @@ class InputOperator final : public Operate<T> {
   std::size_t inputs() const override { return 0; }
   std::size_t outputs() const override { return 1; }
   progress::Connectivity<SummaryOf<T>> connectivity() const override { return {}; }
-  std::vector<FrontierInterest> notify_me() const override { return {}; }
-  SharedProgress<T>& progress() override { return progress_; }
+  std::vector<progress::FrontierInterest> notify_me() const override { return {}; }
+  progress::SharedProgress<T>& progress() override { return progress_; }
   bool schedule() override {
     attachment_->internal.drain_into(progress_.internals[0]);
     attachment_->produced.drain_into(progress_.produceds[0]);
@@ -64,7 +64,7 @@ class InputOperator final : public Operate<T> {
 
  private:
   std::shared_ptr<InputAttachment<T, D>> attachment_;
-  SharedProgress<T> progress_;
+  progress::SharedProgress<T> progress_;
   std::string name_ = "Input";
 };
 

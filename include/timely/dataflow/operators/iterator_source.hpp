@@ -59,9 +59,9 @@
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/error.hpp>
 #include <timely/describe.hpp>
-#include <timely/order.hpp>
+#include <timely/error.hpp>
+#include <timely/progress/timestamp.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {

@@ -52,7 +52,7 @@ struct OkErrOp {
 
     OperatorBuilder<T> builder(stream.scope(), "OkErr");
     auto input = builder.new_input(stream, Pipeline{});
-    builder.set_notify(0, FrontierInterest::Never);
+    builder.set_notify(0, progress::FrontierInterest::Never);
     auto [ok, ok_stream] = builder.template new_output<Ok>();
     auto [err, err_stream] = builder.template new_output<Err>();
     builder.build([&](std::vector<Capability<T>>) {

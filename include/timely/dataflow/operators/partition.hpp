@@ -49,7 +49,7 @@ struct PartitionOp {
 
     OperatorBuilder<T> builder(stream.scope(), "Partition");
     auto input = builder.new_input(stream, Pipeline{});
-    builder.set_notify(0, FrontierInterest::Never);
+    builder.set_notify(0, progress::FrontierInterest::Never);
     std::vector<OperatorOutput<T, Out>> outputs;
     std::vector<Stream<T, Out>> streams;
     outputs.reserve(parts);

@@ -28,7 +28,7 @@
 #include <timely/dataflow/notificator.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/pact.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/timestamp.hpp>
 
 namespace timely::dataflow::operators {
 

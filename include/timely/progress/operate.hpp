@@ -1,9 +1,10 @@
 /// \file
 /// The raw operator interface a scope schedules: `Operate<T>`, the `SharedProgress<T>` arrays
-/// through which an operator and its scope exchange progress information, and
-/// `FrontierInterest`.
+/// through which an operator and its scope exchange progress information, `FrontierInterest`,
+/// and `Schedulable`, what a worker schedules (a built dataflow).
 ///
-/// Source: the reference's `progress::operate` and `SharedProgress` (SEMANTICS.md §3.7, §5.8).
+/// Source: the reference's `progress::operate` and `SharedProgress`, and `scheduling::Schedule`
+/// (SEMANTICS.md §3.7, §5.8).
 /// Thread-safety: none; operators live on their worker thread.
 #pragma once
 
@@ -11,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include <timely/order.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/reachability.hpp>
+#include <timely/progress/timestamp.hpp>
 
-namespace timely::dataflow {
+namespace timely::progress {
 
 /// When frontier changes at an input should schedule the operator. Ordered so that the largest
 /// interest among several operators is the one a scope must honour.
@@ -37,13 +38,21 @@ struct SharedProgress {
   SharedProgress(std::size_t inputs, std::size_t outputs)
       : frontiers(inputs), consumeds(inputs), internals(outputs), produceds(outputs) {}
   /// Per input, scope -> operator: changes to the input frontier.
-  std::vector<progress::ChangeBatch<T>> frontiers;
+  std::vector<ChangeBatch<T>> frontiers;
   /// Per input, operator -> scope: records consumed per time.
-  std::vector<progress::ChangeBatch<T>> consumeds;
+  std::vector<ChangeBatch<T>> consumeds;
   /// Per output, operator -> scope: changes to capabilities held per time.
-  std::vector<progress::ChangeBatch<T>> internals;
+  std::vector<ChangeBatch<T>> internals;
   /// Per output, operator -> scope: records produced per time.
-  std::vector<progress::ChangeBatch<T>> produceds;
+  std::vector<ChangeBatch<T>> produceds;
+};
+
+/// Something a worker can schedule: a built dataflow.
+class Schedulable {
+ public:
+  virtual ~Schedulable() = default;
+  /// Runs once. \returns whether work remains (false: the dataflow is complete).
+  virtual bool schedule() = 0;
 };
 
 /// An operator as its scope sees it: a shape, a connectivity, frontier interests, shared progress
@@ -61,7 +70,7 @@ class Operate {
   [[nodiscard]] virtual std::size_t inputs() const = 0;
   [[nodiscard]] virtual std::size_t outputs() const = 0;
   /// `summary[input][output]`: path summaries from each input to each output.
-  [[nodiscard]] virtual progress::Connectivity<SummaryOf<T>> connectivity() const = 0;
+  [[nodiscard]] virtual Connectivity<SummaryOf<T>> connectivity() const = 0;
   /// Per input: when frontier changes schedule this operator.
   [[nodiscard]] virtual std::vector<FrontierInterest> notify_me() const = 0;
   /// Whether progress reports are this worker's own (true) or already global aggregates
@@ -74,4 +83,4 @@ class Operate {
   virtual bool schedule() = 0;
 };
 
-}  // namespace timely::dataflow
+}  // namespace timely::progress
