@@ -9,6 +9,7 @@
 #include <timely/progress/codecs.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/timestamp.hpp>
+#include <timely/version.hpp>
 #include <timely/worker.hpp>
 
 #include <timely/dataflow/capability.hpp>
@@ -22,7 +23,8 @@
 #include <timely/dataflow/operators/branch.hpp>
 #include <timely/dataflow/operators/broadcast.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/concat.hpp>
+#include <timely/dataflow/operators/capture_reader.hpp>
+#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/dataflow/operators/concatenate.hpp>
 #include <timely/dataflow/operators/count.hpp>
 #include <timely/dataflow/operators/delay.hpp>
@@ -47,6 +49,8 @@ namespace timely {
 // The names programs use most, at the top level.
 using dataflow::ActivateCapability;
 using dataflow::Capability;
+using dataflow::CapabilitySet;
+using dataflow::Distribute;
 using dataflow::Exchange;
 using dataflow::FeedbackHandle;
 using dataflow::FrontierNotificator;

@@ -1,5 +1,5 @@
 // The binary event format: exact layout, codecs, and typed errors with byte offsets for every
-// kind of corruption and truncation (capture_format.hpp).
+// kind of corruption and truncation (capture_format.hpp, capture_writer.hpp, capture_reader.hpp).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +13,12 @@
 #include <vector>
 
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/timely.hpp>
+#include <timely/dataflow/operators/capture_reader.hpp>
+#include <timely/dataflow/operators/capture_writer.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/execute.hpp>
+#include <timely/progress/timestamp.hpp>
+#include <timely/worker.hpp>
 
 #include "conformance/capture_common.hpp"
 #include "support/catch.hpp"
@@ -153,8 +158,8 @@ TEST_CASE("codecs round-trip numbers, strings, pairs, tuples, vectors, products 
   using T = timely::Product<std::uint64_t, std::uint32_t>;
   using D = std::tuple<std::string, double, bool, std::vector<std::int16_t>, std::pair<Point, Color>,
                        timely::Unit, char, std::int8_t>;
-  CHECK(cap::Codec<T>::name() == "product<u64,u32>");
-  CHECK(cap::Codec<D>::name() == "tuple<string,f64,bool,vec<i16>,pair<raw8,enum:u16>,unit,char,i8>");
+  CHECK(timely::communication::Codec<T>::name() == "product<u64,u32>");
+  CHECK(timely::communication::Codec<D>::name() == "tuple<string,f64,bool,vec<i16>,pair<raw8,enum:u16>,unit,char,i8>");
   const std::vector<cap::Event<T, D>> events = {
       cap::ProgressEvent<T>{{{T{0, 0}, -1}, {T{3, 1}, 1}, {T{1, 9}, 1}}},
       cap::MessagesEvent<T, D>{T{3, 1},
@@ -177,7 +182,7 @@ TEST_CASE("codecs round-trip numbers, strings, pairs, tuples, vectors, products 
   CHECK(read_all<T, D>(as_bytes(out.str())) == events);
 
   using D2 = std::pair<std::array<std::int32_t, 3>, std::vector<std::string>>;
-  CHECK(cap::Codec<D2>::name() == "pair<array<i32,3>,vec<string>>");
+  CHECK(timely::communication::Codec<D2>::name() == "pair<array<i32,3>,vec<string>>");
   const std::vector<cap::Event<Time, D2>> events2 = {
       cap::MessagesEvent<Time, D2>{9, {D2{{-1, 0, 1 << 30}, {"a", "", "bc"}}, D2{{7, 8, 9}, {}}}}};
   std::ostringstream out2;

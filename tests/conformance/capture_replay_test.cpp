@@ -10,7 +10,15 @@
 #include <vector>
 
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/timely.hpp>
+#include <timely/dataflow/operators/capture_reader.hpp>
+#include <timely/dataflow/operators/capture_writer.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/execute.hpp>
+#include <timely/progress/change_batch.hpp>
+#include <timely/worker.hpp>
 
 #include "conformance/capture_common.hpp"
 #include "support/catch.hpp"
@@ -58,8 +66,8 @@ template <class D, class MakeSink, class MakeSource>
 Observed<D> live_round_trip(timely::Worker& worker, MakeSink make_sink, MakeSource make_source) {
   Observed<D> obs;
   const std::size_t index = worker.index();
-  timely::InputHandle<Time, D> input;
-  timely::ProbeHandle<Time> probe, replay_probe;
+  timely::dataflow::InputHandle<Time, D> input;
+  timely::dataflow::ProbeHandle<Time> probe, replay_probe;
   worker.dataflow<Time>([&](auto& scope) {
     auto stream = input.to_stream(scope) | exchange([](const D& d) { return route(d); });
     stream | inspect_time([&](const Time& t, const D& d) { obs.original.emplace_back(t, d); }) |
@@ -159,8 +167,8 @@ std::pair<std::vector<std::pair<Time, std::string>>, std::vector<std::vector<Tim
   };
   auto parts = timely::execute(timely::Config::process(workers), [&](timely::Worker& worker) {
     Seen seen;
-    timely::InputHandle<Time, D> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, D> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto stream = input.to_stream(scope) | exchange([](const D& d) { return route(d); });
       stream | inspect_time([&](const Time& t, const D& d) { seen.data.emplace_back(t, d); }) |
@@ -206,7 +214,7 @@ TEST_CASE("files captured on W workers replay on W' workers", "[capture]") {
       };
       auto parts = timely::execute(timely::Config::process(replay_workers), [&](timely::Worker& worker) {
         Seen seen;
-        timely::ProbeHandle<Time> probe;
+        timely::dataflow::ProbeHandle<Time> probe;
         worker.dataflow<Time>([&](auto& scope) {
           std::vector<cap::EventReader<Time, D>> readers;
           for (std::size_t i = 0; i < paths.size(); ++i)
@@ -244,8 +252,8 @@ TEST_CASE("a capture of an empty stream replays as an empty, complete stream", "
     INFO("workers " << workers);
     std::vector<cap::EventLink<Time, int>> links(workers);
     auto parts = timely::execute(timely::Config::process(workers), [&](timely::Worker& worker) {
-      timely::InputHandle<Time, int> input;
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::InputHandle<Time, int> input;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>(
           [&](auto& scope) { input.to_stream(scope) | capture_into(links[worker.index()]); });
       std::vector<int> seen;
@@ -268,7 +276,7 @@ TEST_CASE("replay with no streams on any worker completes at once", "[capture]")
   for (std::size_t workers : {1u, 2u, 4u}) {
     INFO("workers " << workers);
     auto finished = timely::execute(timely::Config::process(workers), [&](timely::Worker& worker) {
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
         replay_into(scope, std::vector<cap::EventLink<Time, int>>{}) | probe_with(probe);
       });
@@ -281,7 +289,7 @@ TEST_CASE("replay with no streams on any worker completes at once", "[capture]")
 TEST_CASE("extract groups a finished capture's records by time", "[capture]") {
   cap::EventLink<Time, int> link;
   timely::execute_directly([&](timely::Worker& worker) {
-    timely::InputHandle<Time, int> input;
+    timely::dataflow::InputHandle<Time, int> input;
     worker.dataflow<Time>([&](auto& scope) { input.to_stream(scope) | capture_into(link); });
     for (int x : {5, 3, 9}) input.send(x);
     input.advance_to(4);
@@ -297,8 +305,8 @@ TEST_CASE("extract groups a finished capture's records by time", "[capture]") {
 TEST_CASE("the capture records progress relative to one capability at the minimum", "[capture]") {
   cap::EventLink<Time, int> link;
   timely::execute_directly([&](timely::Worker& worker) {
-    timely::InputHandle<Time, int> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, int> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto stream = input.to_stream(scope);
       stream | capture_into(link);

@@ -11,8 +11,9 @@
 ///     Location       node u64, port u64, is_source bool name "location"
 ///
 /// Include this header wherever one of these types is encoded (timely.hpp, message.hpp,
-/// broadcast.hpp and capture_format.hpp do): without it, `Product` and `Unit`, being trivially
-/// copyable, would fall back to the object-bytes codec, a different encoding.
+/// broadcast.hpp, capture_writer.hpp and capture_reader.hpp do): without it, `Product` and
+/// `Unit`, being trivially copyable, would fall back to the object-bytes codec, a different
+/// encoding.
 ///
 /// Source: the reference derives serde's `Serialize`/`Deserialize` for `Product`, `()` and its
 /// `Location` (SEMANTICS.md §7.5). Thread-safety: codecs are pure.

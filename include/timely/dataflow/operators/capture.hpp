@@ -8,7 +8,7 @@
 ///     capture::EventLink<T, D> link;                       // in memory, thread-safe
 ///     worker.dataflow<T>([&](auto& scope) { stream | capture_into(link); });
 ///     worker.dataflow<T>([&](auto& scope) { replay_into(scope, link) | ...; });
-/// or, through bytes (format in capture_format.hpp):
+/// or, through bytes (capture_writer.hpp, capture_reader.hpp; format in capture_format.hpp):
 ///     stream | capture_into(capture::EventWriter<T, D>::create("part-0.events"));
 ///     replay_into(scope, capture::EventReader<T, D>::open("part-0.events")) | ...;
 ///

@@ -1,22 +1,23 @@
 /// \file
-/// `concatenate(scope, streams)`: merges any number of streams of one scope into one.
-/// Given a `std::vector<Stream<T, D>>` it returns a `Stream<T, D>` carrying every record of
-/// every input at its original time; batches are forwarded as they are, in arrival order per
-/// input. `stream | concatenate(others)` merges `stream` with the streams in `others`. An empty
-/// vector gives a stream that never carries data and is complete at once.
+/// Merging streams of one scope: `a | concat(b)` merges two streams, `concatenate(scope,
+/// streams)` and `stream | concatenate(others)` any number. Every record of every input leaves
+/// at its original time; batches are forwarded as they are, in arrival order per input. An
+/// empty vector gives a stream that never carries data and is complete at once.
 ///
 /// Errors: \throws BuildError (while the dataflow is built) if a stream belongs to another
-/// scope than `scope`; move streams across scopes with `enter`/`leave`.
+/// scope than the one the operator is built in; move streams across scopes with
+/// `enter`/`leave`.
 ///
 /// Frontier behaviour: the output frontier is the meet of the inputs' frontiers (every input
 /// is connected to the output with the identity summary); the operator is scheduled only when
 /// data arrives (interest `Never`) and holds no capability.
 ///
-/// Source of the idea: the reference's `Concatenate` (`scope.concatenate(streams)`,
-/// SEMANTICS.md §6 "Routing"); `concat.hpp` is the two-stream case. Thread-safety: none.
+/// Source of the idea: the reference's `Concat` and `Concatenate` operators
+/// (`dataflow::operators::concat`, SEMANTICS.md §6 "Routing"). Thread-safety: none.
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -27,11 +28,11 @@
 
 namespace timely::dataflow::operators {
 
-/// Merges `streams` (all of `scope`) into one stream of `scope`.
-/// \throws BuildError if a stream belongs to another scope.
+namespace detail {
+/// The one merging operator behind `concat` and `concatenate`; `name` is what logging shows.
 template <Timestamp T, class D>
-Stream<T, D> concatenate(const Scope<T>& scope, const std::vector<Stream<T, D>>& streams) {
-  OperatorBuilder<T> builder(scope, "Concatenate");
+Stream<T, D> merge_streams(const Scope<T>& scope, const std::vector<Stream<T, D>>& streams, std::string name) {
+  OperatorBuilder<T> builder(scope, std::move(name));
   std::vector<OperatorInput<T, D>> inputs;
   inputs.reserve(streams.size());
   for (std::size_t i = 0; i < streams.size(); ++i) {
@@ -48,8 +49,24 @@ Stream<T, D> concatenate(const Scope<T>& scope, const std::vector<Stream<T, D>>&
   });
   return merged;
 }
+}  // namespace detail
+
+/// Merges `streams` (all of `scope`) into one stream of `scope`.
+/// \throws BuildError if a stream belongs to another scope.
+template <Timestamp T, class D>
+Stream<T, D> concatenate(const Scope<T>& scope, const std::vector<Stream<T, D>>& streams) {
+  return detail::merge_streams(scope, streams, "Concatenate");
+}
 
 namespace detail {
+template <Timestamp T, class D>
+struct Concat {
+  Stream<T, D> other;
+  Stream<T, D> operator()(const Stream<T, D>& stream) const {
+    return merge_streams(stream.scope(), std::vector<Stream<T, D>>{stream, other}, "Concat");
+  }
+};
+
 template <Timestamp T, class D>
 struct ConcatenateOp {
   std::vector<Stream<T, D>> others;
@@ -58,12 +75,20 @@ struct ConcatenateOp {
     all.reserve(others.size() + 1);
     all.push_back(stream);
     all.insert(all.end(), others.begin(), others.end());
-    return operators::concatenate(stream.scope(), all);
+    return merge_streams(stream.scope(), all, "Concatenate");
   }
 };
 }  // namespace detail
 
+/// `a | concat(b)`: merges `b` into the stream it is applied to.
+/// \throws BuildError if `b` belongs to another scope.
+template <Timestamp T, class D>
+auto concat(Stream<T, D> other) {
+  return detail::Concat<T, D>{std::move(other)};
+}
+
 /// `stream | concatenate(others)`: merges `stream` with every stream of `others`.
+/// \throws BuildError if a stream belongs to another scope.
 template <Timestamp T, class D>
 auto concatenate(std::vector<Stream<T, D>> others) {
   return detail::ConcatenateOp<T, D>{std::move(others)};
