@@ -11,7 +11,12 @@
 
 #include <sys/resource.h>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/scheduling/activations.hpp>
+#include <timely/worker.hpp>
 
 #include "support/catch.hpp"
 
@@ -32,8 +37,9 @@ TEST_CASE("a delayed activation runs the operator after its delay", "[conformanc
   timely::Worker worker(timely::communication::Allocator::thread());
   std::vector<std::chrono::steady_clock::time_point> runs;
   worker.dataflow<Time>([&](auto& scope) {
-    source<int>(scope, "Ticker", [&runs](timely::Capability<Time> cap, const OperatorInfo& info) {
-      return [&runs, cap = std::optional<timely::Capability<Time>>(std::move(cap)), info](auto&) mutable {
+    source<int>(scope, "Ticker", [&runs](timely::dataflow::Capability<Time> cap, const OperatorInfo& info) {
+      return [&runs, cap = std::optional<timely::dataflow::Capability<Time>>(std::move(cap)),
+              info](auto&) mutable {
         runs.push_back(std::chrono::steady_clock::now());
         if (runs.size() < 3)
           info.activator.activate_after(30ms);
@@ -60,18 +66,19 @@ TEST_CASE("a sync activator wakes a parked worker from another thread", "[confor
   std::optional<timely::scheduling::SyncActivator> wake;
   std::vector<int> received;
   worker.dataflow<Time>([&](auto& scope) {
-    source<int>(scope, "External", [&](timely::Capability<Time> cap, const OperatorInfo& info) {
+    source<int>(scope, "External", [&](timely::dataflow::Capability<Time> cap, const OperatorInfo& info) {
       wake.emplace(info.sync_activator);
-      return [&, cap = std::optional<timely::Capability<Time>>(std::move(cap))](auto& output) mutable {
-        if (!cap) return;
-        std::lock_guard lock(shared.mutex);
-        auto session = output.session(*cap);
-        while (!shared.queue.empty()) {
-          session.give(shared.queue.front());
-          shared.queue.pop_front();
-        }
-        if (shared.closed) cap.reset();
-      };
+      return
+          [&, cap = std::optional<timely::dataflow::Capability<Time>>(std::move(cap))](auto& output) mutable {
+            if (!cap) return;
+            std::lock_guard lock(shared.mutex);
+            auto session = output.session(*cap);
+            while (!shared.queue.empty()) {
+              session.give(shared.queue.front());
+              shared.queue.pop_front();
+            }
+            if (shared.closed) cap.reset();
+          };
     }) | inspect([&](const int& x) { received.push_back(x); });
   });
   std::thread producer([&] {
@@ -94,7 +101,7 @@ TEST_CASE("a sync activator wakes a parked worker from another thread", "[confor
 
 TEST_CASE("an idle worker parks instead of spinning", "[conformance][activation]") {
   timely::Worker worker(timely::communication::Allocator::thread());
-  timely::InputHandle<Time, int> input;
+  timely::dataflow::InputHandle<Time, int> input;
   worker.dataflow<Time>([&](auto& scope) { input.to_stream(scope) | inspect([](const int&) {}); });
   for (int i = 0; i < 10; ++i) worker.step();  // settle
   const double before = cpu_seconds();

@@ -9,7 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/worker.hpp>
 
 #include <timely/dataflow/operators/aggregate.hpp>
 #include <timely/dataflow/operators/count.hpp>
@@ -45,8 +49,8 @@ void check_nothing_early(timely::Worker& worker, std::vector<Row>& out, Time now
 TEST_CASE("count and accumulate send one value per time once the time is complete", "[operators][count]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<Row> out;
-    timely::InputHandle<Time, std::uint64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto stream = input.to_stream(scope);
       auto to_zero = [](const auto&) { return 0; };
@@ -93,8 +97,8 @@ TEST_CASE("count and accumulate send one value per time once the time is complet
 TEST_CASE("aggregate folds each key per time and emits when the time completes", "[operators][aggregate]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<Row> out;
-    timely::InputHandle<Time, std::pair<std::string, std::uint64_t>> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::pair<std::string, std::uint64_t>> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto words = input.to_stream(scope);
       // State inferred from the fold; a user hash.
@@ -152,7 +156,7 @@ TEST_CASE("state_machine keeps per-key state across times and applies records in
   constexpr std::uint64_t limit = 20;
   auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
     std::vector<std::tuple<std::string, Time, std::uint64_t, std::uint64_t>> out;
-    timely::InputHandle<Time, std::pair<std::uint64_t, std::uint64_t>> input;
+    timely::dataflow::InputHandle<Time, std::pair<std::uint64_t, std::uint64_t>> input;
     worker.dataflow<Time>([&](auto& scope) {
       auto updates = input.to_stream(scope);
       // A running sum per key that starts over once it exceeds the limit.

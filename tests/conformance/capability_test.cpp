@@ -5,19 +5,25 @@
 #include <string>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operator_builder.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/progress/frontier.hpp>
+#include <timely/worker.hpp>
 
 #include "support/harness.hpp"
 
-using namespace timely::dataflow::operators;
 using Time = std::uint64_t;
 
 TEST_CASE("capabilities: delayed, downgrade and their try_ twins", "[conformance][capability]") {
   timely::execute_directly([](timely::Worker& worker) {
     worker.dataflow<Time>([&](auto& scope) {
-      timely::OperatorBuilder<Time> builder(scope, "Caps");
+      timely::dataflow::OperatorBuilder<Time> builder(scope, "Caps");
       auto [out, stream] = builder.template new_output<int>();
-      builder.build([&](std::vector<timely::Capability<Time>> caps) {
+      builder.build([&](std::vector<timely::dataflow::Capability<Time>> caps) {
         auto cap = std::move(caps[0]);
         CHECK(cap.time() == 0);
         cap.downgrade(5);
@@ -46,10 +52,10 @@ TEST_CASE("a capability used on another output throws", "[conformance][capabilit
   auto run = [](std::size_t workers) {
     timely::execute(timely::Config::process(workers), [](timely::Worker& worker) {
       worker.dataflow<Time>([&](auto& scope) {
-        timely::OperatorBuilder<Time> builder(scope, "TwoOutputs");
+        timely::dataflow::OperatorBuilder<Time> builder(scope, "TwoOutputs");
         auto [first, s1] = builder.template new_output<int>();
         auto [second, s2] = builder.template new_output<int>();
-        builder.build([&](std::vector<timely::Capability<Time>> caps) {
+        builder.build([&](std::vector<timely::dataflow::Capability<Time>> caps) {
           return [caps = std::move(caps), second = std::move(second)]() mutable {
             if (!caps.empty()) {
               auto session = second.session(caps[0]);  // caps[0] belongs to the first output
@@ -68,19 +74,19 @@ TEST_CASE("a capability used on another output throws", "[conformance][capabilit
 
 TEST_CASE("input capabilities mint along the input's summaries only", "[conformance][capability]") {
   timely::execute_directly([](timely::Worker& worker) {
-    timely::InputHandle<Time, int> input;
+    timely::dataflow::InputHandle<Time, int> input;
     std::vector<std::string> errors;
     worker.dataflow<Time>([&](auto& scope) {
       auto stream = input.to_stream(scope);
-      timely::OperatorBuilder<Time> builder(scope, "Summaries");
-      auto in = builder.new_input(stream, timely::Pipeline{});
+      timely::dataflow::OperatorBuilder<Time> builder(scope, "Summaries");
+      auto in = builder.new_input(stream, timely::dataflow::Pipeline{});
       auto [plus_two, a] = builder.template new_output<int>();
       auto [unconnected, b] = builder.template new_output<int>();
       builder.set_connection(0, 0, timely::progress::Antichain<Time>(2));
       builder.set_connection(0, 1, timely::progress::Antichain<Time>{});
-      builder.build([&](std::vector<timely::Capability<Time>>) {
+      builder.build([&](std::vector<timely::dataflow::Capability<Time>>) {
         return [&errors, in = std::move(in), plus_two = std::move(plus_two)]() mutable {
-          in.for_each([&](const timely::InputCapability<Time>& cap, std::vector<int>&) {
+          in.for_each([&](const timely::dataflow::InputCapability<Time>& cap, std::vector<int>&) {
             CHECK(cap.delayed(cap.time() + 2, 0).time() == cap.time() + 2);
             try {
               (void)cap.delayed(cap.time() + 1, 0);

@@ -11,16 +11,20 @@
 #include <system_error>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operator_builder.hpp>
+#include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/worker.hpp>
 
 namespace capture_test {
 
 /// A sink recording every distinct frontier of its input (elements sorted), in order.
 template <class T, class D>
 auto record_frontiers(std::vector<std::vector<T>>& out) {
-  return timely::dataflow::operators::sink(timely::Pipeline{}, "Frontiers", [&out](const auto&) {
-    return [&out](timely::OperatorInput<T, D>& input) {
-      input.for_each([](const timely::InputCapability<T>&, std::vector<D>&) {});
+  return timely::dataflow::operators::sink(timely::dataflow::Pipeline{}, "Frontiers", [&out](const auto&) {
+    return [&out](timely::dataflow::OperatorInput<T, D>& input) {
+      input.for_each([](const timely::dataflow::InputCapability<T>&, std::vector<D>&) {});
       std::vector<T> now(input.frontier().frontier().begin(), input.frontier().frontier().end());
       std::sort(now.begin(), now.end());
       if (out.empty() || out.back() != now) out.push_back(std::move(now));

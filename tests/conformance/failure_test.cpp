@@ -4,7 +4,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/communication/error.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
 
 #include "support/catch.hpp"
 
@@ -15,8 +22,8 @@ TEST_CASE("a failing worker stops all workers and its error is rethrown", "[conf
   for (std::size_t workers : {1u, 2u, 4u}) {
     INFO("workers " << workers);
     auto program = [](timely::Worker& worker) {
-      timely::InputHandle<Time, std::uint64_t> input;
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::InputHandle<Time, std::uint64_t> input;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
         input.to_stream(scope) | exchange([](const std::uint64_t& x) { return x; }) |
             inspect([](const std::uint64_t& x) {
@@ -37,7 +44,7 @@ TEST_CASE("a failing worker stops all workers and its error is rethrown", "[conf
 
 TEST_CASE("a failure while other workers are parked still ends the computation", "[conformance][failure]") {
   auto program = [](timely::Worker& worker) {
-    timely::InputHandle<Time, int> input;
+    timely::dataflow::InputHandle<Time, int> input;
     worker.dataflow<Time>([&](auto& scope) { input.to_stream(scope); });
     if (worker.index() == 1) throw std::logic_error("worker 1 gives up");
     // Worker 0 keeps its input open: it would park forever without the failure.

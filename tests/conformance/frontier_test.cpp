@@ -7,7 +7,18 @@
 #include <random>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operator_builder.hpp>
+#include <timely/dataflow/operators/concatenate.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/map.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
 
 #include "support/harness.hpp"
 
@@ -19,17 +30,18 @@ namespace {
 // Sums the records of each time and emits (time, sum) once the input frontier has passed it.
 auto sum_per_time() {
   return unary_frontier<std::pair<Time, std::int64_t>>(
-      timely::Pipeline{}, "SumPerTime", [](auto, const auto&) {
-        std::map<Time, std::pair<timely::Capability<Time>, std::int64_t>> pending;
+      timely::dataflow::Pipeline{}, "SumPerTime", [](auto, const auto&) {
+        std::map<Time, std::pair<timely::dataflow::Capability<Time>, std::int64_t>> pending;
         return [pending = std::move(pending)](
-                   timely::OperatorInput<Time, std::int64_t>& input,
-                   timely::OperatorOutput<Time, std::pair<Time, std::int64_t>>& output) mutable {
-          input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::int64_t>& data) {
-            auto it = pending.find(cap.time());
-            if (it == pending.end())
-              it = pending.emplace(cap.time(), std::make_pair(cap.retain(), std::int64_t{0})).first;
-            for (auto x : data) it->second.second += x;
-          });
+                   timely::dataflow::OperatorInput<Time, std::int64_t>& input,
+                   timely::dataflow::OperatorOutput<Time, std::pair<Time, std::int64_t>>& output) mutable {
+          input.for_each(
+              [&](const timely::dataflow::InputCapability<Time>& cap, std::vector<std::int64_t>& data) {
+                auto it = pending.find(cap.time());
+                if (it == pending.end())
+                  it = pending.emplace(cap.time(), std::make_pair(cap.retain(), std::int64_t{0})).first;
+                for (auto x : data) it->second.second += x;
+              });
           while (!pending.empty() && !input.frontier().less_equal(pending.begin()->first)) {
             auto& [time, entry] = *pending.begin();
             output.session(entry.first).give({time, entry.second});
@@ -44,8 +56,8 @@ auto sum_per_time() {
 TEST_CASE("a frontier-aware operator emits each time once, after it completes", "[conformance][frontier]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<Time, std::int64_t>> sums;
-    timely::InputHandle<Time, std::int64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::int64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       input.to_stream(scope) | exchange([](const std::int64_t&) { return 0; }) | sum_per_time() |
           inspect([&](const std::pair<Time, std::int64_t>& s) { sums.push_back(s); }) | probe_with(probe);
@@ -65,8 +77,8 @@ TEST_CASE("sums per time are exact on every worker count", "[conformance][fronti
   for (std::size_t workers : {1u, 2u, 4u}) {
     auto parts = timely::execute(timely::Config::process(workers), [](timely::Worker& worker) {
       std::vector<std::pair<Time, std::int64_t>> sums;
-      timely::InputHandle<Time, std::int64_t> input;
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::InputHandle<Time, std::int64_t> input;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
         input.to_stream(scope) | exchange([](const std::int64_t&) { return 0; }) | sum_per_time() |
             inspect([&](const std::pair<Time, std::int64_t>& s) { sums.push_back(s); }) | probe_with(probe);
@@ -92,14 +104,15 @@ TEST_CASE("sums per time are exact on every worker count", "[conformance][fronti
 TEST_CASE("an operator that holds a capability forever keeps the computation open",
           "[conformance][frontier]") {
   timely::Worker worker(timely::communication::Allocator::thread());
-  timely::InputHandle<Time, int> input;
-  timely::ProbeHandle<Time> probe;
+  timely::dataflow::InputHandle<Time, int> input;
+  timely::dataflow::ProbeHandle<Time> probe;
   worker.dataflow<Time>([&](auto& scope) {
     input.to_stream(scope) |
-        unary<int>(timely::Pipeline{}, "Hoarder",
-                   [](timely::Capability<Time> cap, const auto&) {
-                     return [cap = std::optional<timely::Capability<Time>>(std::move(cap))](
-                                timely::OperatorInput<Time, int>& in, timely::OperatorOutput<Time, int>&) {
+        unary<int>(timely::dataflow::Pipeline{}, "Hoarder",
+                   [](timely::dataflow::Capability<Time> cap, const auto&) {
+                     return [cap = std::optional<timely::dataflow::Capability<Time>>(std::move(cap))](
+                                timely::dataflow::OperatorInput<Time, int>& in,
+                                timely::dataflow::OperatorOutput<Time, int>&) {
                        in.for_each([](const auto&, auto&) {});
                      };
                    }) |
@@ -134,8 +147,8 @@ TEST_CASE("randomized inputs: outputs and completion order agree across worker c
     auto program = [&schedule, seed](timely::Worker& worker) {
       std::mt19937_64 steps(seed ^ (worker.index() + 1));  // worker-local, only changes interleaving
       std::vector<std::pair<Time, std::int64_t>> out;
-      timely::InputHandle<Time, std::int64_t> input;
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::InputHandle<Time, std::int64_t> input;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
         auto numbers = input.to_stream(scope);
         auto evens = numbers | filter([](const std::int64_t& x) { return x % 2 == 0; });

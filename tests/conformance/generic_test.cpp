@@ -4,7 +4,17 @@
 #include <optional>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operator_builder.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/feedback.hpp>
+#include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
 
 #include "support/harness.hpp"
 
@@ -14,18 +24,19 @@ using Time = std::uint64_t;
 TEST_CASE("unary_notify delivers each complete time once, in order", "[conformance][generic]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<Time, std::uint64_t>> out;
-    timely::InputHandle<Time, std::uint64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       input.to_stream(scope) | exchange([](const std::uint64_t&) { return 0; }) |
           unary_notify<std::pair<Time, std::uint64_t>>(
-              timely::Pipeline{}, "CountPerTime", std::vector<Time>{},
+              timely::dataflow::Pipeline{}, "CountPerTime", std::vector<Time>{},
               [counts = std::map<Time, std::uint64_t>{}](auto& in, auto& output, auto& notificator) mutable {
-                in.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::uint64_t>& data) {
+                in.for_each([&](const timely::dataflow::InputCapability<Time>& cap,
+                                std::vector<std::uint64_t>& data) {
                   counts[cap.time()] += data.size();
                   notificator.notify_at(cap.retain());
                 });
-                notificator.for_each([&](timely::Capability<Time> cap, std::int64_t, auto&) {
+                notificator.for_each([&](timely::dataflow::Capability<Time> cap, std::int64_t, auto&) {
                   output.session(cap).give({cap.time(), counts[cap.time()]});
                   counts.erase(cap.time());
                 });
@@ -52,7 +63,7 @@ TEST_CASE("a barrier loop delivers one notification per round", "[conformance][g
       worker.dataflow<Time>([&](auto& scope) {
         auto [handle, cycle] = feedback<int>(scope, Time{1});
         cycle |
-            unary_notify<int>(timely::Pipeline{}, "Barrier", std::vector<Time>{0},
+            unary_notify<int>(timely::dataflow::Pipeline{}, "Barrier", std::vector<Time>{0},
                               [&delivered](auto&, auto&, auto& notificator) {
                                 while (auto cap = notificator.next()) {
                                   delivered.push_back(cap->time());
@@ -76,29 +87,31 @@ TEST_CASE("a barrier loop delivers one notification per round", "[conformance][g
 TEST_CASE("binary_frontier joins two inputs per complete time", "[conformance][generic]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<Time, std::int64_t>> out;
-    timely::InputHandle<Time, std::int64_t> left, right;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::int64_t> left, right;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto route = [](const std::int64_t&) { return 0; };
       auto r = right.to_stream(scope);
       left.to_stream(scope) |
           binary_frontier<std::pair<Time, std::int64_t>>(
-              r, timely::Exchange{route}, timely::Exchange{route}, "ProductOfSums",
+              r, timely::dataflow::Exchange{route}, timely::dataflow::Exchange{route}, "ProductOfSums",
               [](auto, const auto&) {
-                std::map<Time, std::pair<std::optional<timely::Capability<Time>>,
+                std::map<Time, std::pair<std::optional<timely::dataflow::Capability<Time>>,
                                          std::pair<std::int64_t, std::int64_t>>>
                     state;
                 return [state](auto& a, auto& b, auto& output) mutable {
-                  a.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::int64_t>& d) {
-                    auto& s = state[cap.time()];
-                    if (!s.first) s.first = cap.retain();
-                    for (auto x : d) s.second.first += x;
-                  });
-                  b.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::int64_t>& d) {
-                    auto& s = state[cap.time()];
-                    if (!s.first) s.first = cap.retain();
-                    for (auto x : d) s.second.second += x;
-                  });
+                  a.for_each(
+                      [&](const timely::dataflow::InputCapability<Time>& cap, std::vector<std::int64_t>& d) {
+                        auto& s = state[cap.time()];
+                        if (!s.first) s.first = cap.retain();
+                        for (auto x : d) s.second.first += x;
+                      });
+                  b.for_each(
+                      [&](const timely::dataflow::InputCapability<Time>& cap, std::vector<std::int64_t>& d) {
+                        auto& s = state[cap.time()];
+                        if (!s.first) s.first = cap.retain();
+                        for (auto x : d) s.second.second += x;
+                      });
                   for (auto it = state.begin(); it != state.end();) {
                     if (a.frontier().less_equal(it->first) || b.frontier().less_equal(it->first)) break;
                     output.session(*it->second.first)
@@ -132,9 +145,9 @@ TEST_CASE("a source runs when activated and completes when it drops its capabili
     std::vector<std::pair<Time, int>> out;
     worker.dataflow<Time>([&](auto& scope) {
       source<int>(scope, "Counter",
-                  [index = worker.index()](timely::Capability<Time> cap, const OperatorInfo& info) {
-                    return [index, cap = std::optional<timely::Capability<Time>>(std::move(cap)), info,
-                            next = 0](timely::OperatorOutput<Time, int>& output) mutable {
+                  [index = worker.index()](timely::dataflow::Capability<Time> cap, const OperatorInfo& info) {
+                    return [index, cap = std::optional<timely::dataflow::Capability<Time>>(std::move(cap)),
+                            info, next = 0](timely::dataflow::OperatorOutput<Time, int>& output) mutable {
                       if (!cap) return;
                       if (index == 0) output.session(*cap).give(next);
                       if (++next == 5) {

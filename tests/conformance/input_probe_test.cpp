@@ -2,7 +2,17 @@
 #include <cstdint>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operator_builder.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
 
 #include "support/harness.hpp"
 
@@ -11,8 +21,8 @@ using Time = std::uint64_t;
 
 TEST_CASE("a probe on an input closed without data reaches the empty frontier", "[conformance]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
-    timely::InputHandle<Time, int> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, int> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) { input.to_stream(scope) | probe_with(probe); });
     input.close();
     std::size_t steps = 0;
@@ -29,8 +39,8 @@ TEST_CASE("a probe on an input closed without data reaches the empty frontier", 
 TEST_CASE("a probe is conservative before the first step", "[conformance]") {
   auto observations = timely::execute(timely::Config::process(2), [](timely::Worker& worker) {
     std::vector<bool> seen;  // checked on the main thread: Catch2 assertions are not thread-safe
-    timely::InputHandle<Time, int> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, int> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     seen.push_back(probe.done());  // watching nothing
     worker.dataflow<Time>([&](auto& scope) { input.to_stream(scope) | probe_with(probe); });
     seen.push_back(!probe.done());
@@ -48,14 +58,15 @@ TEST_CASE("a probe is conservative before the first step", "[conformance]") {
 TEST_CASE("empty batches before real data do not stall any frontier", "[conformance]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<Time, int>> seen;
-    timely::InputHandle<Time, int> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, int> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       // An operator that sends an empty batch before every real one, and one after.
       auto padded =
-          input.to_stream(scope) | unary<int>(timely::Pipeline{}, "Pad", [](auto, const auto&) {
-            return [](timely::OperatorInput<Time, int>& in, timely::OperatorOutput<Time, int>& out) {
-              in.for_each([&](const timely::InputCapability<Time>& cap, std::vector<int>& data) {
+          input.to_stream(scope) | unary<int>(timely::dataflow::Pipeline{}, "Pad", [](auto, const auto&) {
+            return [](timely::dataflow::OperatorInput<Time, int>& in,
+                      timely::dataflow::OperatorOutput<Time, int>& out) {
+              in.for_each([&](const timely::dataflow::InputCapability<Time>& cap, std::vector<int>& data) {
                 auto session = out.session(cap);
                 std::vector<int> empty;
                 session.give_vec(empty);
@@ -81,7 +92,7 @@ TEST_CASE("empty batches before real data do not stall any frontier", "[conforma
 
 TEST_CASE("input handles reject going back in time and use after close", "[conformance]") {
   timely::execute_directly([](timely::Worker& worker) {
-    timely::InputHandle<Time, int> input;
+    timely::dataflow::InputHandle<Time, int> input;
     CHECK_THROWS_AS(input.send(1), timely::InputError);  // not attached: the record would be lost
     worker.dataflow<Time>([&](auto& scope) { input.to_stream(scope); });
     input.advance_to(3);
@@ -96,8 +107,8 @@ TEST_CASE("input handles reject going back in time and use after close", "[confo
 TEST_CASE("one input feeding two dataflows delivers to both", "[conformance]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<int, int>> seen;
-    timely::InputHandle<Time, int> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, int> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     for (int which = 0; which < 2; ++which)
       worker.dataflow<Time>([&](auto& scope) {
         input.to_stream(scope) | inspect([&seen, which](const int& x) { seen.emplace_back(which, x); }) |

@@ -4,8 +4,12 @@
 #include <string>
 #include <vector>
 
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/map.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/execute.hpp>
 #include <timely/logging/timely_events.hpp>
-#include <timely/timely.hpp>
+#include <timely/worker.hpp>
 
 #include "support/catch.hpp"
 
@@ -19,8 +23,8 @@ TEST_CASE("the timely log stream reports operators and their schedulings", "[con
       for (auto& [time, event] : batch) events.push_back(event);
     });
     {
-      timely::InputHandle<std::uint64_t, int> input;
-      timely::ProbeHandle<std::uint64_t> probe;
+      timely::dataflow::InputHandle<std::uint64_t, int> input;
+      timely::dataflow::ProbeHandle<std::uint64_t> probe;
       worker.dataflow<std::uint64_t>([&](auto& scope) {
         input.to_stream(scope) | map([](int x) { return x + 1; }) | probe_with(probe);
       });

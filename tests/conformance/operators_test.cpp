@@ -5,7 +5,15 @@
 #include <tuple>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/operators/concatenate.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/map.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/operators/to_stream.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
 
 #include "support/harness.hpp"
 
@@ -15,8 +23,8 @@ using Time = std::uint64_t;
 TEST_CASE("map, filter, flat_map and inspect_time keep times", "[conformance]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::tuple<Time, std::uint64_t, std::size_t>> seen;  // (time, value, worker)
-    timely::InputHandle<Time, std::uint64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       input.to_stream(scope) | map([](std::uint64_t x) { return x * 10; }) |
           filter([](const std::uint64_t& x) { return x % 20 == 0; }) | flat_map([](std::uint64_t x) {
@@ -68,8 +76,8 @@ TEST_CASE("exchange routes each record to hash % peers", "[conformance]") {
 TEST_CASE("concat merges two streams", "[conformance]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<Time, std::string>> seen;
-    timely::InputHandle<Time, std::string> left, right;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::string> left, right;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto a = left.to_stream(scope);
       auto b = right.to_stream(scope) | map([](std::string s) { return s + "!"; });
@@ -115,8 +123,8 @@ TEST_CASE("durations and lexicographic pairs work as dataflow timestamps", "[con
   using D = std::chrono::milliseconds;
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<std::int64_t, int>> seen;
-    timely::InputHandle<D, int> input;
-    timely::ProbeHandle<D> probe;
+    timely::dataflow::InputHandle<D, int> input;
+    timely::dataflow::ProbeHandle<D> probe;
     worker.dataflow<D>([&](auto& scope) {
       input.to_stream(scope) | exchange([](const int& x) { return static_cast<std::uint64_t>(x); }) |
           inspect_time([&](const D& t, const int& x) { seen.emplace_back(t.count(), x); }) |
@@ -132,8 +140,8 @@ TEST_CASE("durations and lexicographic pairs work as dataflow timestamps", "[con
   CHECK(result == std::vector<std::pair<std::int64_t, int>>{{0, 0}, {250, 1}, {500, 2}});
   timely::execute_directly([](timely::Worker& worker) {
     using P = std::pair<std::uint64_t, std::uint64_t>;
-    timely::InputHandle<P, int> input;
-    timely::ProbeHandle<P> probe;
+    timely::dataflow::InputHandle<P, int> input;
+    timely::dataflow::ProbeHandle<P> probe;
     worker.dataflow<P>([&](auto& scope) { input.to_stream(scope) | probe_with(probe); });
     input.advance_to(P{1, 5});
     input.advance_to(P{2, 0});  // lexicographically later although the second coordinate drops

@@ -10,7 +10,16 @@
 #include <tuple>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/operators/branch.hpp>
+#include <timely/dataflow/operators/concatenate.hpp>
+#include <timely/dataflow/operators/enterleave.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/feedback.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/map.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/worker.hpp>
 
 #include "support/harness.hpp"
 
@@ -117,8 +126,8 @@ TEST_CASE("random dataflows with loops and nested scopes agree with a sequential
 
     auto program = [&](timely::Worker& worker) {
       std::vector<std::tuple<Time, Value>> out;
-      timely::InputHandle<Time, Value> input;
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::InputHandle<Time, Value> input;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
         auto stream = input.to_stream(scope);
         for (const auto& s : stages) stream = apply(stream, s, scope);

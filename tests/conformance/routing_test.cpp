@@ -7,7 +7,15 @@
 #include <variant>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/communication/error.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/to_stream.hpp>
+#include <timely/dataflow/stream.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
+#include <timely/worker_state.hpp>
 
 #include <timely/dataflow/operators/branch.hpp>
 #include <timely/dataflow/operators/broadcast.hpp>
@@ -25,7 +33,7 @@ using optest::Time;
 TEST_CASE("broadcast delivers every record to every worker at its time", "[operators][broadcast]") {
   auto program = [](timely::Worker& worker) {
     std::vector<std::pair<Time, std::uint64_t>> seen;
-    timely::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
     worker.dataflow<Time>([&](auto& scope) {
       input.to_stream(scope) | broadcast() |
           inspect_time([&](const Time& t, const std::uint64_t& x) { seen.emplace_back(t, x); });
@@ -55,7 +63,7 @@ TEST_CASE("broadcast delivers every record to every worker at its time", "[opera
 TEST_CASE("concatenate merges many streams, and a stream with others", "[operators][concatenate]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::tuple<char, Time, std::uint64_t>> out;
-    timely::InputHandle<Time, std::uint64_t> a, b, c;
+    timely::dataflow::InputHandle<Time, std::uint64_t> a, b, c;
     worker.dataflow<Time>([&](auto& scope) {
       auto sa = a.to_stream(scope), sb = b.to_stream(scope), sc = c.to_stream(scope);
       concatenate(scope, std::vector{sa, sb, sc}) |
@@ -63,7 +71,7 @@ TEST_CASE("concatenate merges many streams, and a stream with others", "[operato
       sa | concatenate(std::vector{sc}) |
           inspect_time([&](const Time& t, const std::uint64_t& x) { out.emplace_back('p', t, x); });
       // No streams: a stream that never carries anything and completes at once.
-      concatenate(scope, std::vector<timely::Stream<Time, std::uint64_t>>{}) |
+      concatenate(scope, std::vector<timely::dataflow::Stream<Time, std::uint64_t>>{}) |
           inspect([&](const std::uint64_t& x) { out.emplace_back('e', 0, x); });
     });
     for (Time round = 0; round < 3; ++round) {
@@ -110,7 +118,7 @@ TEST_CASE("concatenate rejects a stream of another scope", "[operators][concaten
 TEST_CASE("partition routes records to the part route names, at their times", "[operators][partition]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::tuple<std::size_t, Time, std::string>> out;
-    timely::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
     worker.dataflow<Time>([&](auto& scope) {
       auto parts = input.to_stream(scope) | partition(3, [](std::uint64_t x) {
                      return std::pair{static_cast<int>(x % 3), std::to_string(x)};
@@ -143,7 +151,7 @@ TEST_CASE("partition throws for a part index out of range, naming it", "[operato
     for (std::size_t workers : {1u, 2u, 4u}) {
       INFO("workers " << workers << ", index " << bad);
       auto program = [bad](timely::Worker& worker) {
-        timely::InputHandle<Time, int> input;
+        timely::dataflow::InputHandle<Time, int> input;
         worker.dataflow<Time>([&](auto& scope) {
           auto parts = input.to_stream(scope) | partition(3, [bad](int x) {
                          return std::pair{x == 7 ? bad : x % 3, x};
@@ -167,7 +175,7 @@ TEST_CASE("branch splits records by cond(time, record) and branch_when splits ba
           "[operators][branch]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::tuple<std::string, Time, std::uint64_t>> out;
-    timely::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
     worker.dataflow<Time>([&](auto& scope) {
       auto stream = input.to_stream(scope);
       auto [odd, even] =
@@ -204,7 +212,7 @@ TEST_CASE("branch splits records by cond(time, record) and branch_when splits ba
 TEST_CASE("ok_err splits records by the alternative f returns", "[operators][ok_err]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::tuple<std::string, Time, std::string>> out;
-    timely::InputHandle<Time, std::int64_t> input;
+    timely::dataflow::InputHandle<Time, std::int64_t> input;
     worker.dataflow<Time>([&](auto& scope) {
       auto stream = input.to_stream(scope);
       auto [oks, errs] = stream | ok_err([](std::int64_t x) -> std::variant<std::string, std::int64_t> {

@@ -3,7 +3,11 @@
 #include <chrono>
 #include <cstdint>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/map.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
 
 #include "support/catch.hpp"
 
@@ -16,7 +20,7 @@ std::pair<double, std::uint64_t> run_chain(std::size_t length) {
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t seen = 0;
   timely::execute_directly([&](timely::Worker& worker) {
-    timely::InputHandle<std::uint64_t, std::uint64_t> input;
+    timely::dataflow::InputHandle<std::uint64_t, std::uint64_t> input;
     worker.dataflow<std::uint64_t>([&](auto& scope) {
       auto stream = input.to_stream(scope);
       for (std::size_t i = 0; i < length; ++i) stream = stream | map([](std::uint64_t x) { return x + 1; });

@@ -4,7 +4,23 @@
 #include <tuple>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/operator_builder.hpp>
+#include <timely/dataflow/operators/concatenate.hpp>
+#include <timely/dataflow/operators/enterleave.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/feedback.hpp>
+#include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/map.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/operators/to_stream.hpp>
+#include <timely/dataflow/pact.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/progress/timestamp.hpp>
+#include <timely/worker.hpp>
 
 #include "support/harness.hpp"
 
@@ -19,8 +35,8 @@ namespace {
 auto climb_program() {
   return [](timely::Worker& worker) {
     std::vector<std::tuple<Time, std::uint64_t>> out;
-    timely::InputHandle<Time, std::uint64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto numbers = input.to_stream(scope);
       auto results = scope.template iterative<std::uint32_t>([&](auto& inner) {
@@ -85,8 +101,8 @@ TEST_CASE("the loop counter counts rounds inside the scope", "[conformance][scop
 TEST_CASE("regions and nested iterative scopes keep outer times", "[conformance][scopes]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<Time, std::uint64_t>> out;
-    timely::InputHandle<Time, std::uint64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto numbers = input.to_stream(scope);
       auto regioned = scope.region([&](auto& region) {
@@ -162,8 +178,8 @@ TEST_CASE("malformed scopes are rejected when built", "[conformance][scopes]") {
 TEST_CASE("a capability dropped inside a nested scope releases the outer frontier", "[conformance][scopes]") {
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     std::vector<std::pair<Time, std::uint64_t>> out;
-    timely::InputHandle<Time, std::uint64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto numbers = input.to_stream(scope);
       scope.template iterative<std::uint32_t>([&](auto& inner) {
@@ -171,12 +187,13 @@ TEST_CASE("a capability dropped inside a nested scope releases the outer frontie
         // Holds each time's records until the time is complete, then sends their sum.
         return numbers | enter(inner) |
                unary_frontier<std::uint64_t>(
-                   timely::Pipeline{}, "HoldAndSum",
+                   timely::dataflow::Pipeline{}, "HoldAndSum",
                    [](auto, const auto&) {
-                     std::vector<std::pair<timely::Capability<P>, std::uint64_t>> held;
-                     return [held](timely::OperatorInput<P, std::uint64_t>& in,
-                                   timely::OperatorOutput<P, std::uint64_t>& o) mutable {
-                       in.for_each([&](const timely::InputCapability<P>& cap, std::vector<std::uint64_t>& d) {
+                     std::vector<std::pair<timely::dataflow::Capability<P>, std::uint64_t>> held;
+                     return [held](timely::dataflow::OperatorInput<P, std::uint64_t>& in,
+                                   timely::dataflow::OperatorOutput<P, std::uint64_t>& o) mutable {
+                       in.for_each([&](const timely::dataflow::InputCapability<P>& cap,
+                                       std::vector<std::uint64_t>& d) {
                          std::uint64_t sum = 0;
                          for (auto x : d) sum += x;
                          held.emplace_back(cap.retain(), sum);

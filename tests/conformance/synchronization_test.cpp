@@ -9,9 +9,10 @@
 #include <thread>
 #include <vector>
 
+#include <timely/execute.hpp>
 #include <timely/synchronization/barrier.hpp>
 #include <timely/synchronization/sequencer.hpp>
-#include <timely/timely.hpp>
+#include <timely/worker.hpp>
 
 #include "support/catch.hpp"
 

@@ -6,7 +6,14 @@
 #include <tuple>
 #include <vector>
 
-#include <timely/timely.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/dataflow/operators/to_stream.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/progress/timestamp.hpp>
+#include <timely/worker.hpp>
 
 #include <timely/dataflow/operators/broadcast.hpp>
 #include <timely/dataflow/operators/delay.hpp>
@@ -24,8 +31,8 @@ TEST_CASE("delay, delay_total and delay_batch send records at the new time once 
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     // (operator, time sent at, record, whether the input had passed that time when it came out)
     std::vector<std::tuple<std::string, Time, std::uint64_t, bool>> out;
-    timely::InputHandle<Time, std::uint64_t> input;
-    timely::ProbeHandle<Time> probe;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
       auto record = [&](std::string name) {
         return [&out, &input, name](const Time& t, const std::uint64_t& x) {
@@ -100,7 +107,7 @@ namespace {
 template <class Op>
 auto delay_failing_at_time_5(Op op) {
   return [op](timely::Worker& worker) {
-    timely::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
     worker.dataflow<Time>(
         [&](auto& scope) { input.to_stream(scope) | op | inspect([](const std::uint64_t&) {}); });
     input.advance_to(5);
@@ -140,8 +147,8 @@ TEST_CASE("reclock releases held records at each clock time once it is complete"
   auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
     // (time sent at, record, whether both inputs had passed that time when it came out)
     std::vector<std::tuple<Time, std::uint64_t, bool>> out;
-    timely::InputHandle<Time, std::uint64_t> data;
-    timely::InputHandle<Time, std::string> clock;
+    timely::dataflow::InputHandle<Time, std::uint64_t> data;
+    timely::dataflow::InputHandle<Time, std::string> clock;
     worker.dataflow<Time>([&](auto& scope) {
       // Worker 0 alone drives the clock; every worker needs its ticks.
       auto ticks = clock.to_stream(scope) | broadcast();

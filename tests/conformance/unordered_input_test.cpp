@@ -5,8 +5,14 @@
 #include <utility>
 #include <vector>
 
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/operators/unordered_input.hpp>
-#include <timely/timely.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/progress/timestamp.hpp>
+#include <timely/worker.hpp>
 
 #include "conformance/capture_common.hpp"
 #include "support/catch.hpp"
@@ -33,7 +39,7 @@ TEST_CASE("an unordered input sends at times in any order and the frontier follo
       const int me = static_cast<int>(worker.index());
       std::optional<UnorderedHandle<Time, int>> handle;
       std::optional<ActivateCapability<Time>> root;
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
         auto input = new_unordered_input<int>(scope);
         handle.emplace(input.handle);
@@ -132,7 +138,7 @@ TEST_CASE("ActivateCapability wakes its operator on downgrade and release", "[ca
     INFO("workers " << workers);
     auto finished = timely::execute(timely::Config::process(workers), [](timely::Worker& worker) {
       std::optional<ActivateCapability<Time>> cap;
-      timely::ProbeHandle<Time> probe;
+      timely::dataflow::ProbeHandle<Time> probe;
       worker.dataflow<Time>([&](auto& scope) {
         auto input = new_unordered_input<int>(scope);
         cap.emplace(std::move(input.capability));

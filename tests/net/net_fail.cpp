@@ -19,7 +19,14 @@
 #include <string>
 #include <thread>
 
-#include <timely/timely.hpp>
+#include <timely/communication/error.hpp>
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/dataflow/operators/inspect.hpp>
+#include <timely/dataflow/operators/probe.hpp>
+#include <timely/error.hpp>
+#include <timely/execute.hpp>
+#include <timely/worker.hpp>
 
 using namespace timely::dataflow::operators;
 
@@ -42,8 +49,8 @@ void say(const std::string& line) {
 void rounds(timely::Worker& worker, std::uint64_t total, std::size_t thrower, std::uint64_t after,
             bool in_operator) {
   const auto index = worker.index();
-  timely::InputHandle<std::uint64_t, std::uint64_t> input;
-  timely::ProbeHandle<std::uint64_t> probe;
+  timely::dataflow::InputHandle<std::uint64_t, std::uint64_t> input;
+  timely::dataflow::ProbeHandle<std::uint64_t> probe;
   auto seen = std::make_shared<std::uint64_t>(0);
   worker.dataflow<std::uint64_t>([&](auto& scope) {
     input.to_stream(scope) | exchange([](std::uint64_t x) { return x * 2654435761u; }) |
@@ -68,9 +75,9 @@ void rounds(timely::Worker& worker, std::uint64_t total, std::size_t thrower, st
 
 void shape_type(timely::Worker& worker, std::size_t odd) {
   const auto index = worker.index();
-  timely::ProbeHandle<std::uint64_t> probe;
+  timely::dataflow::ProbeHandle<std::uint64_t> probe;
   if (index == odd) {
-    timely::InputHandle<std::uint64_t, std::string> input;
+    timely::dataflow::InputHandle<std::uint64_t, std::string> input;
     worker.dataflow<std::uint64_t>([&](auto& scope) {
       input.to_stream(scope) | exchange([](const std::string& s) { return s.size(); }) | probe_with(probe);
     });
@@ -80,7 +87,7 @@ void shape_type(timely::Worker& worker, std::size_t odd) {
       while (probe.less_than(input.time())) worker.step();
     }
   } else {
-    timely::InputHandle<std::uint64_t, std::uint64_t> input;
+    timely::dataflow::InputHandle<std::uint64_t, std::uint64_t> input;
     worker.dataflow<std::uint64_t>([&](auto& scope) {
       input.to_stream(scope) | exchange([](std::uint64_t x) { return x; }) | probe_with(probe);
     });
