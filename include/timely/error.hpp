@@ -1,6 +1,6 @@
 /// \file
-/// The exception types of the dataflow layer: `CapabilityError`, `BuildError`, `InputError` and
-/// `HelpRequested`, with the shared ones (`timely::Error`, `ConfigError`, `WorkerAborted`,
+/// The exception types of the dataflow layer: `CapabilityError`, `BuildError`, `PactError`,
+/// `InputError` and `HelpRequested`, with the shared ones (`timely::Error`, `ConfigError`, `WorkerAborted`,
 /// `communication::NetworkError`) from the communication library below it
 /// (timely/communication/error.hpp). Every user contract violation or bad input throws a
 /// subclass of `timely::Error` whose message names the values involved; the library never exits
@@ -29,6 +29,12 @@ class HelpRequested : public Error {
 
 /// A dataflow could not be built (a non-advancing cycle, a stream used in a foreign scope, ...).
 class BuildError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A pact broke its contract: it did not pass on exactly the records it was given.
+class PactError : public Error {
  public:
   using Error::Error;
 };

@@ -1,11 +1,22 @@
 /// \file
 /// Parallelization contracts (pacts): how records on an edge are distributed among workers.
 /// `Pipeline` keeps every record on the worker that produced it; `Exchange` routes each record
-/// to worker `hash(record) % peers` (a mask when `peers` is a power of two).
+/// to worker `hash(record) % peers` (a mask when `peers` is a power of two); `Distribute` hands
+/// each batch to a user's distributor, which places its records in per-worker buffers.
 ///
-/// A pact never changes the number of records per time: progress counts records at both ends.
-/// Source: the reference's `dataflow::channels::pact` and `pushers::exchange`
-/// (SEMANTICS.md §5.6). Thread-safety: pushers and pullers belong to their worker thread.
+/// The pact contract: every record given to a pact's pusher is delivered, once, at its time, by
+/// one of the channel's pullers. Progress counts records where they are produced (at the
+/// operator output, before the pact) and where they are consumed (at the input, after it), and
+/// the two counts must cancel; a pact that drops, duplicates or consolidates records would make
+/// frontiers stall or pass times that still have records in flight. So a pact must preserve
+/// counts, and a consolidation of records (cancelling updates) belongs in an operator.
+/// `Distribute` checks the contract and throws `PactError` when a distributor breaks it; a pact
+/// type of one's own (a `connect<T, D>(WorkerState&, channel)` returning a pusher and a puller)
+/// is trusted to keep it.
+///
+/// Source: the reference's `dataflow::channels::pact` (its pushers count what they are given),
+/// `pushers::exchange` and its distributors (SEMANTICS.md §5.6). Thread-safety: pushers and
+/// pullers belong to their worker thread.
 #pragma once
 
 #include <concepts>
@@ -13,12 +24,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <type_traits>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <timely/communication/push_pull.hpp>
 #include <timely/container/container.hpp>
 #include <timely/dataflow/message.hpp>
+#include <timely/describe.hpp>
+#include <timely/error.hpp>
 #include <timely/worker_state.hpp>
 
 namespace timely::dataflow {
@@ -120,5 +135,89 @@ struct Exchange {
 
 template <class Route>
 Exchange(Route) -> Exchange<Route>;
+
+namespace detail {
+
+/// Hands each message's records to `distribute(time, records, per_worker)` and sends each
+/// worker's buffer on; throws `PactError` unless the buffers hold exactly as many records as
+/// the message did.
+template <class T, class D, class Distributor>
+class DistributePusher final : public MessagePush<T, D> {
+ public:
+  DistributePusher(std::vector<std::unique_ptr<MessagePush<T, D>>> pushers, Distributor distribute)
+      : pushers_(std::move(pushers)), distribute_(std::move(distribute)), buffers_(pushers_.size()) {}
+
+  void push(std::optional<Message<T, D>>& element) override {
+    if (!element) {
+      for (auto& p : pushers_) p->done();
+      return;
+    }
+    auto& message = *element;
+    const std::size_t given = message.data.size();
+    for (auto& buffer : buffers_) buffer.clear();
+    distribute_(static_cast<const T&>(message.time), message.data, buffers_);
+    std::size_t passed = 0;
+    for (const auto& buffer : buffers_) passed += buffer.size();
+    if (buffers_.size() != pushers_.size() || passed != given)
+      throw PactError("timely: the distributor of a Distribute pact was given " + std::to_string(given) +
+                      " record(s) at time " + describe(message.time) + " and passed on " +
+                      std::to_string(passed) +
+                      (buffers_.size() != pushers_.size() ? " in a resized list of worker buffers" : "") +
+                      "; a pact must deliver every record it is given exactly once, because progress "
+                      "counts records where they are produced and where they are consumed (consolidate "
+                      "records in an operator instead)");
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      if (buffers_[i].empty()) continue;
+      Message<T, D> out;
+      out.time = message.time;
+      out.data = std::move(buffers_[i]);
+      buffers_[i] = {};
+      pushers_[i]->send(std::move(out));
+    }
+    element.reset();
+  }
+
+ private:
+  std::vector<std::unique_ptr<MessagePush<T, D>>> pushers_;
+  Distributor distribute_;
+  std::vector<std::vector<D>> buffers_;
+};
+
+}  // namespace detail
+
+/// Distributes records with a user's distributor: `distribute(const T& time, std::vector<D>&
+/// records, std::vector<std::vector<D>>& per_worker)` is called once per batch and must move
+/// every record of `records` into `per_worker[w]` for the worker `w` that should receive it
+/// (`per_worker.size()` is the number of workers; the buffers start empty). It may reorder
+/// records and route them by any rule, but must neither drop, duplicate nor merge them: see the
+/// pact contract above. `distribute` is copied once per worker and input.
+/// \throws PactError (from the worker's `step()`) when a batch's buffers do not hold exactly the
+/// records it was given.
+template <class Distributor>
+struct Distribute {
+  Distributor distribute;
+
+  template <class T, class D>
+  std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>> connect(
+      WorkerState& worker, std::size_t channel) const {
+    using Pair = std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>>;
+    constexpr bool callable =
+        std::is_invocable_v<const Distributor&, const T&, std::vector<D>&, std::vector<std::vector<D>>&>;
+    if constexpr (!callable) {
+      static_assert(callable,
+                    "timely::Distribute: the distributor must be callable as distribute(const T& time, "
+                    "std::vector<D>& records, std::vector<std::vector<D>>& per_worker)");
+      return Pair{};
+    } else {
+      auto [pushers, puller] = worker.allocator().template allocate<Message<T, D>>(channel);
+      return Pair{
+          std::make_unique<detail::DistributePusher<T, D, Distributor>>(std::move(pushers), distribute),
+          std::move(puller)};
+    }
+  }
+};
+
+template <class Distributor>
+Distribute(Distributor) -> Distribute<Distributor>;
 
 }  // namespace timely::dataflow
