@@ -1,7 +1,8 @@
 // Chapter 4, "stash": a frontier-aware operator written with the generic OperatorBuilder. Sensor
 // readings arrive at several times, in any order and on any worker; the operator routes them by
-// sensor, stashes each time's readings with a capability retained for that time, and once the
-// input frontier has passed the time it sends one summary per sensor (count, lowest, highest).
+// sensor, stashes each time's readings, and once the input frontier has passed the time it sends
+// one summary per sensor (count, lowest, highest). Its capabilities follow the input frontier in
+// a CapabilitySet: it holds the right to send at every time its input may still bring.
 //   ch04_stash [-w N]
 #include <algorithm>
 #include <cstdint>
@@ -30,36 +31,36 @@ timely::Stream<Time, Summary> summarize(const timely::Stream<Time, Reading>& rea
   auto input = builder.new_input(readings, timely::Exchange{route});
   auto [output, stream] = builder.new_output<Summary>();
 
-  // The constructor receives one capability per output, at time 0. This operator sends nothing
-  // on its own, so it lets the capability go: the frontier downstream may then pass time 0.
+  // The constructor receives one capability per output, at time 0. The operator keeps it in a
+  // CapabilitySet and moves the set along with the input frontier, so it always holds a
+  // capability at or before every time the input may still bring, and nothing earlier.
   builder.build([input, output](std::vector<timely::Capability<Time>> initial) mutable {
-    initial.clear();
-    struct Pending {
-      timely::Capability<Time> cap;
-      std::map<std::string, Summary> per_sensor;
-    };
-    std::map<Time, Pending> stash;
-    return [input, output, stash]() mutable {
+    timely::CapabilitySet<Time> caps(std::move(initial[0]));
+    std::map<Time, std::map<std::string, Summary>> stash;
+    return [input, output, caps = std::move(caps), stash = std::move(stash)]() mutable {
       // Take everything that arrived, one call per distinct time.
       input.for_each_time(
           [&](const timely::InputCapability<Time>& cap, std::vector<std::vector<Reading>>& batches) {
-            auto it = stash.find(cap.time());
-            if (it == stash.end()) it = stash.emplace(cap.time(), Pending{cap.retain(), {}}).first;
+            auto& per_sensor = stash[cap.time()];
             for (auto& batch : batches)
               for (auto& [sensor, value] : batch) {
-                Summary& s = it->second.per_sensor[sensor];
+                Summary& s = per_sensor[sensor];
                 s.low = s.count == 0 ? value : std::min(s.low, value);
                 s.high = s.count == 0 ? value : std::max(s.high, value);
                 s.sensor = sensor;
                 ++s.count;
               }
           });
-      // Send every stashed time the frontier has passed, oldest first, then release it.
+      // Send every stashed time the frontier has passed, oldest first, with a capability minted
+      // from the set (which still holds one at or before it).
       while (!stash.empty() && !input.frontier().less_equal(stash.begin()->first)) {
-        auto session = output.session(stash.begin()->second.cap);
-        for (auto& [sensor, summary] : stash.begin()->second.per_sensor) session.give(summary);
+        auto session = output.session(caps.delayed(stash.begin()->first));
+        for (auto& [sensor, summary] : stash.begin()->second) session.give(summary);
         stash.erase(stash.begin());
       }
+      // Keep capabilities only where records may still arrive: once the input is complete, the
+      // set is empty and the operator can shut down.
+      caps.downgrade(input.frontier());
     };
   });
   return stream;

@@ -1,7 +1,8 @@
 /// \file
 /// Capabilities: `Capability<T>` (the right to send data at times `>= time()` on one operator
-/// output) and `InputCapability<T>` (handed out with each received batch; it mints capabilities
-/// for the operator's outputs along the input's path summaries).
+/// output), `CapabilitySet<T>` (a minimal set of them that can follow a frontier) and
+/// `InputCapability<T>` (handed out with each received batch; it mints capabilities for the
+/// operator's outputs along the input's path summaries).
 ///
 /// Holding a capability is what keeps downstream frontiers from passing its time: creating,
 /// copying and destroying one adds +1/-1 at its time to its output's capability count, which the
@@ -12,9 +13,11 @@
 /// belongs to its operator on its worker thread and must not be handed to another operator.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +111,10 @@ class Capability {
   }
   /// False only for a moved-from capability.
   [[nodiscard]] bool valid() const noexcept { return internal_ != nullptr; }
+  /// Whether both were minted for the same output.
+  [[nodiscard]] bool same_output(const Capability& other) const noexcept {
+    return internal_ && internal_ == other.internal_;
+  }
 
   void swap(Capability& other) noexcept {
     using std::swap;
@@ -130,6 +137,108 @@ class Capability {
 
   T time_;
   std::shared_ptr<Batch> internal_;
+};
+
+/// A set of capabilities kept minimal: no member's time is `<=` another's on the same output.
+/// It holds the right to send at every time some member allows, as one value, so that an
+/// operator whose output times follow its input frontier can keep its capabilities with
+/// `downgrade(input.frontier())` instead of a hand-made map (the reference's `CapabilitySet`;
+/// SEMANTICS.md §4.3). Members for different outputs never dominate each other.
+///
+/// Iteration visits the members in no particular order. Thread-safety: none, like `Capability`.
+template <Timestamp T>
+class CapabilitySet {
+ public:
+  using const_iterator = typename std::vector<Capability<T>>::const_iterator;
+
+  CapabilitySet() = default;
+  /// A set holding `cap`.
+  explicit CapabilitySet(Capability<T> cap) { elements_.push_back(std::move(cap)); }
+
+  /// Adds `cap` unless a member for the same output has a time `<=` it; members it dominates
+  /// (same output, later or equal time) are dropped, so the set stays minimal.
+  void insert(Capability<T> cap) {
+    if (!cap.valid()) throw CapabilityError("timely: CapabilitySet::insert of a moved-from capability");
+    insert_into(elements_, std::move(cap));
+  }
+
+  /// A capability at `time` minted from the first member whose time is `<= time`.
+  /// \throws CapabilityError naming `time` and the members' times if no member is `<= time`.
+  [[nodiscard]] Capability<T> delayed(const T& time) const {
+    if (auto cap = try_delayed(time)) return std::move(*cap);
+    throw CapabilityError("timely: CapabilitySet holds no capability at or before time " + describe(time) +
+                          " (it holds " + describe_times() + ")");
+  }
+  /// `delayed(time)`, or `std::nullopt` instead of throwing.
+  [[nodiscard]] std::optional<Capability<T>> try_delayed(const T& time) const {
+    for (const auto& c : elements_)
+      if (timely::less_equal(c.time(), time)) return c.delayed(time);
+    return std::nullopt;
+  }
+
+  /// Replaces the members with capabilities at the times of `frontier` (a range of `T`, such as
+  /// an `Antichain<T>` or a `MutableAntichain<T>`'s frontier), each minted from a member `<=` it;
+  /// an empty frontier releases everything.
+  /// \throws CapabilityError if some time of `frontier` is not `>=` any member; the set is then
+  /// unchanged.
+  template <std::ranges::input_range Frontier>
+  requires std::convertible_to < std::ranges::range_reference_t<const Frontier&>,
+  const T& > void downgrade(const Frontier& frontier) {
+    std::vector<Capability<T>> next;
+    for (const T& time : frontier) {
+      auto cap = try_delayed(time);
+      if (!cap)
+        throw CapabilityError("timely: cannot downgrade a CapabilitySet holding " + describe_times() +
+                              " to a frontier containing " + describe(time) +
+                              ", which is not greater or equal to any of them");
+      insert_into(next, std::move(*cap));
+    }
+    elements_ = std::move(next);
+  }
+  /// `downgrade(frontier.frontier())`: follows an input frontier.
+  void downgrade(const progress::MutableAntichain<T>& frontier) { downgrade(frontier.frontier()); }
+  /// `downgrade(frontier)`; returns false (and changes nothing) instead of throwing.
+  template <class Frontier>
+  bool try_downgrade(const Frontier& frontier) {
+    try {
+      downgrade(frontier);
+      return true;
+    } catch (const CapabilityError&) {
+      return false;
+    }
+  }
+
+  /// A member (the oldest inserted that is still held). \throws CapabilityError if empty.
+  [[nodiscard]] const Capability<T>& first() const {
+    if (elements_.empty()) throw CapabilityError("timely: CapabilitySet::first on an empty set");
+    return elements_.front();
+  }
+  [[nodiscard]] const_iterator begin() const noexcept { return elements_.begin(); }
+  [[nodiscard]] const_iterator end() const noexcept { return elements_.end(); }
+  [[nodiscard]] std::size_t size() const noexcept { return elements_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return elements_.empty(); }
+  /// Releases every member.
+  void clear() noexcept { elements_.clear(); }
+
+ private:
+  // Whether `a` allows everything `b` allows: the same output and `a.time() <= b.time()`.
+  static bool dominates(const Capability<T>& a, const Capability<T>& b) {
+    return a.same_output(b) && timely::less_equal(a.time(), b.time());
+  }
+  static void insert_into(std::vector<Capability<T>>& elements, Capability<T> cap) {
+    for (const auto& c : elements)
+      if (dominates(c, cap)) return;
+    std::erase_if(elements, [&](const Capability<T>& c) { return dominates(cap, c); });
+    elements.push_back(std::move(cap));
+  }
+  std::string describe_times() const {
+    if (elements_.empty()) return "no capabilities";
+    std::string out = "capabilities at";
+    for (const auto& c : elements_) out += " " + describe(c.time());
+    return out;
+  }
+
+  std::vector<Capability<T>> elements_;
 };
 
 /// What an operator input knows about the outputs it can mint capabilities for: per output, its
