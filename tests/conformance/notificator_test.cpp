@@ -1,5 +1,6 @@
 // Notifications: exact order within what is available, including times requested while
-// delivering (SEMANTICS.md §5.10).
+// delivering, and delivery of a request made in an operator's last scheduling
+// (SEMANTICS.md §5.10).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -122,4 +123,42 @@ TEST_CASE("a frontier notificator delivers a request made inside for_each in ord
   });
   REQUIRE(delivered == std::vector<Time>{0, 3, 4, 5});
   REQUIRE(notificator.pending().size() == 2);
+}
+
+TEST_CASE("a notification requested in an operator's last scheduling is delivered",
+          "[conformance][notificator]") {
+  // The operator keeps the capability of its input's records and, in the scheduling where it
+  // first sees its input complete, requests a notification at that (complete) time after it
+  // has looked for notifications. No frontier moves after that; the request must still be
+  // delivered, or the operator holds its capability for ever and the dataflow never finishes.
+  auto result = harness::same_on_all_worker_counts([](timely::Worker& worker) {
+    auto delivered = std::make_shared<std::vector<Time>>();
+    timely::dataflow::InputHandle<Time, int> input;
+    timely::dataflow::ProbeHandle<Time> probe;
+    worker.dataflow<Time>([&](auto& scope) {
+      input.to_stream(scope) | exchange([](const int&) { return 0; }) |
+          unary_notify<int>(timely::dataflow::Pipeline{}, "LastRequest", std::vector<Time>{},
+                            [delivered, held = std::optional<Capability<Time>>{}](auto& in, auto& output,
+                                                                                  auto& notificator) mutable {
+                              in.for_each([&](const InputCapability<Time>& cap, std::vector<int>&) {
+                                if (!held) held = cap.retain();
+                              });
+                              notificator.for_each([&](Capability<Time> cap, std::int64_t, auto&) {
+                                delivered->push_back(cap.time());
+                                output.session(cap).give(static_cast<int>(cap.time()));
+                              });
+                              if (held && in.frontier().empty()) {
+                                notificator.notify_at(std::move(*held));
+                                held.reset();
+                              }
+                            }) |
+          probe_with(probe);
+    });
+    input.advance_to(7);
+    input.send(1);
+    input.close();
+    step_until_done(worker, probe);
+    return *delivered;
+  });
+  REQUIRE(result == std::vector<Time>{7});
 }
