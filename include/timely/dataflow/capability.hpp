@@ -251,12 +251,21 @@ struct InputConnection {
 
 /// The capability that comes with a batch of received records at time `time()`. It can mint a
 /// `Capability` for any output this input is connected to, at any time the path summary allows.
-/// Valid only during the call that received the batch.
+///
+/// Valid only during the call that received the batch: the batch's records count as consumed
+/// once the call returns, so a capability minted later could send at a time the consumers'
+/// frontiers have passed. It therefore cannot be copied or moved; to keep the right to send,
+/// keep a `Capability` from `retain()` or `delayed()` (the reference bounds it by a lifetime).
 template <Timestamp T>
 class InputCapability {
  public:
   InputCapability(T time, const InputConnection<T>* connection)
       : time_(std::move(time)), connection_(connection) {}
+  InputCapability(const InputCapability&) = delete;
+  InputCapability& operator=(const InputCapability&) = delete;
+  InputCapability(InputCapability&&) = delete;
+  InputCapability& operator=(InputCapability&&) = delete;
+  ~InputCapability() = default;
 
   /// The time of the received records.
   [[nodiscard]] const T& time() const noexcept { return time_; }
