@@ -24,8 +24,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -115,6 +115,13 @@ class ExchangePusher final : public MessagePush<T, D> {
 
 }  // namespace detail
 
+/// Whether `Route` can route records of type `D`: callable as `route(const D&)` with a result
+/// convertible to an unsigned 64-bit integer.
+template <class Route, class D>
+concept RouteFor = std::is_invocable_v<const Route&, const D&> && requires(const Route& route, const D& d) {
+  static_cast<std::uint64_t>(route(d));
+};
+
 /// Routes each record to worker `route(record) % peers`. `Route` is a callable
 /// `(const D&) -> integer` (a hash of the record, or of its key). It must be a function of the
 /// record alone, so that a record is routed alike wherever it is produced.
@@ -125,11 +132,17 @@ struct Exchange {
   template <class T, class D>
   std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>> connect(
       WorkerState& worker, std::size_t channel) const {
-    static_assert(std::is_invocable_v<const Route&, const D&>,
-                  "timely::Exchange: the route must be callable as route(const D&) -> integer");
-    auto [pushers, puller] = worker.allocator().template allocate<Message<T, D>>(channel);
-    return {std::make_unique<detail::ExchangePusher<T, D, Route>>(std::move(pushers), route),
-            std::move(puller)};
+    using Pair = std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>>;
+    if constexpr (!RouteFor<Route, D>) {
+      static_assert(RouteFor<Route, D>,
+                    "timely::Exchange: the route must be callable as route(const D&) -> integer, where D is "
+                    "the record type of the input it is used on");
+      return Pair{};
+    } else {
+      auto [pushers, puller] = worker.allocator().template allocate<Message<T, D>>(channel);
+      return Pair{std::make_unique<detail::ExchangePusher<T, D, Route>>(std::move(pushers), route),
+                  std::move(puller)};
+    }
   }
 };
 

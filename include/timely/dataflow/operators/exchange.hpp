@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <timely/dataflow/operators/generic.hpp>
+#include <timely/dataflow/pact.hpp>
 
 namespace timely::dataflow::operators {
 
@@ -21,6 +22,19 @@ struct ExchangeOp {
   Route route;
   template <Timestamp T, class D>
   Stream<T, D> operator()(const Stream<T, D>& stream) const {
+    if constexpr (!RouteFor<Route, D>) {
+      static_assert(RouteFor<Route, D>,
+                    "timely::exchange: the route cannot take the stream's records: it must be callable as "
+                    "route(const D&) -> integer, where D is the record type of the stream it is applied to");
+      return stream;
+    } else {
+      return apply(stream);
+    }
+  }
+
+ private:
+  template <Timestamp T, class D>
+  Stream<T, D> apply(const Stream<T, D>& stream) const {
     return stream | unary<D>(Exchange<Route>{route}, "Exchange", [](auto, const auto&) {
              return [](OperatorInput<T, D>& input, OperatorOutput<T, D>& output) {
                input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {

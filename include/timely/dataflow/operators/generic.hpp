@@ -58,13 +58,27 @@ struct Unary {
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>> caps) {
       Ctor make = ctor;
-      auto logic = make(std::move(caps[0]), info);
-      static_assert(std::is_invocable_v<decltype(logic)&, OperatorInput<T, DIn>&, OperatorOutput<T, DOut>&>,
-                    "unary/unary_frontier: the constructor must return a logic callable as "
-                    "logic(OperatorInput<T, In>&, OperatorOutput<T, Out>&)");
-      return [logic = std::move(logic), input = std::move(input), output = std::move(output)]() mutable {
-        logic(input, output);
-      };
+      if constexpr (!std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>) {
+        static_assert(std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>,
+                      "timely::unary/unary_frontier: the constructor must be callable as "
+                      "ctor(Capability<T>, const OperatorInfo&) and return the logic");
+        return [] {};
+      } else {
+        auto logic = make(std::move(caps[0]), info);
+        using Logic = decltype(logic);
+        if constexpr (!std::is_invocable_v<Logic&, OperatorInput<T, DIn>&, OperatorOutput<T, DOut>&>) {
+          static_assert(
+              std::is_invocable_v<Logic&, OperatorInput<T, DIn>&, OperatorOutput<T, DOut>&>,
+              "timely::unary/unary_frontier: the logic the constructor returns must be callable as "
+              "logic(OperatorInput<T, In>&, OperatorOutput<T, Out>&), where In is the record type of "
+              "the input stream and Out the operator's output type");
+          return [] {};
+        } else {
+          return [logic = std::move(logic), input = std::move(input), output = std::move(output)]() mutable {
+            logic(input, output);
+          };
+        }
+      }
     });
     return out_stream;
   }
@@ -83,10 +97,23 @@ struct Sink {
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>>) {
       Ctor make = ctor;
-      auto logic = make(info);
-      static_assert(std::is_invocable_v<decltype(logic)&, OperatorInput<T, DIn>&>,
-                    "sink: the constructor must return a logic callable as logic(OperatorInput<T, In>&)");
-      return [logic = std::move(logic), input = std::move(input)]() mutable { logic(input); };
+      if constexpr (!std::is_invocable_v<Ctor&, const OperatorInfo&>) {
+        static_assert(
+            std::is_invocable_v<Ctor&, const OperatorInfo&>,
+            "timely::sink: the constructor must be callable as ctor(const OperatorInfo&) and return "
+            "the logic");
+        return [] {};
+      } else {
+        auto logic = make(info);
+        if constexpr (!std::is_invocable_v<decltype(logic)&, OperatorInput<T, DIn>&>) {
+          static_assert(std::is_invocable_v<decltype(logic)&, OperatorInput<T, DIn>&>,
+                        "timely::sink: the logic the constructor returns must be callable as "
+                        "logic(OperatorInput<T, In>&), where In is the record type of the input stream");
+          return [] {};
+        } else {
+          return [logic = std::move(logic), input = std::move(input)]() mutable { logic(input); };
+        }
+      }
     });
   }
 };
@@ -111,13 +138,28 @@ struct Binary {
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>> caps) {
       Ctor make = ctor;
-      auto logic = make(std::move(caps[0]), info);
-      static_assert(std::is_invocable_v<decltype(logic)&, OperatorInput<T, D1>&, OperatorInput<T, D2>&,
-                                        OperatorOutput<T, DOut>&>,
-                    "binary/binary_frontier: the constructor must return a logic callable as "
-                    "logic(OperatorInput<T, In1>&, OperatorInput<T, In2>&, OperatorOutput<T, Out>&)");
-      return [logic = std::move(logic), in1 = std::move(in1), in2 = std::move(in2),
-              output = std::move(output)]() mutable { logic(in1, in2, output); };
+      if constexpr (!std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>) {
+        static_assert(std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>,
+                      "timely::binary/binary_frontier: the constructor must be callable as "
+                      "ctor(Capability<T>, const OperatorInfo&) and return the logic");
+        return [] {};
+      } else {
+        auto logic = make(std::move(caps[0]), info);
+        using Logic = decltype(logic);
+        if constexpr (!std::is_invocable_v<Logic&, OperatorInput<T, D1>&, OperatorInput<T, D2>&,
+                                           OperatorOutput<T, DOut>&>) {
+          static_assert(
+              std::is_invocable_v<Logic&, OperatorInput<T, D1>&, OperatorInput<T, D2>&,
+                                  OperatorOutput<T, DOut>&>,
+              "timely::binary/binary_frontier: the logic the constructor returns must be callable as "
+              "logic(OperatorInput<T, In1>&, OperatorInput<T, In2>&, OperatorOutput<T, Out>&), where "
+              "In1 and In2 are the record types of the input streams");
+          return [] {};
+        } else {
+          return [logic = std::move(logic), in1 = std::move(in1), in2 = std::move(in2),
+                  output = std::move(output)]() mutable { logic(in1, in2, output); };
+        }
+      }
     });
     return out_stream;
   }
@@ -219,10 +261,22 @@ Stream<T, DOut> source(Scope<T>& scope, std::string name, Ctor ctor) {
   auto [output, stream] = builder.template new_output<DOut>();
   OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
   builder.build([&](std::vector<Capability<T>> caps) {
-    auto logic = ctor(std::move(caps[0]), info);
-    static_assert(std::is_invocable_v<decltype(logic)&, OperatorOutput<T, DOut>&>,
-                  "source: the constructor must return a logic callable as logic(OperatorOutput<T, Out>&)");
-    return [logic = std::move(logic), output = std::move(output)]() mutable { logic(output); };
+    if constexpr (!std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>) {
+      static_assert(std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>,
+                    "timely::source: the constructor must be callable as ctor(Capability<T>, const "
+                    "OperatorInfo&) and return the logic");
+      return [] {};
+    } else {
+      auto logic = ctor(std::move(caps[0]), info);
+      if constexpr (!std::is_invocable_v<decltype(logic)&, OperatorOutput<T, DOut>&>) {
+        static_assert(std::is_invocable_v<decltype(logic)&, OperatorOutput<T, DOut>&>,
+                      "timely::source: the logic the constructor returns must be callable as "
+                      "logic(OperatorOutput<T, Out>&)");
+        return [] {};
+      } else {
+        return [logic = std::move(logic), output = std::move(output)]() mutable { logic(output); };
+      }
+    }
   });
   return stream;
 }

@@ -23,16 +23,22 @@ struct Map {
   F f;
   template <Timestamp T, class D>
   auto operator()(const Stream<T, D>& stream) const {
-    static_assert(std::is_invocable_v<const F&, D&&>, "map: f must be callable as f(D) -> Out");
-    using Out = std::decay_t<std::invoke_result_t<const F&, D&&>>;
-    return stream | unary<Out>(Pipeline{}, "Map", [f = f](auto, const auto&) {
-             return [f](OperatorInput<T, D>& input, OperatorOutput<T, Out>& output) {
-               input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
-                 auto session = output.session(cap);
-                 for (auto& record : data) session.give(f(std::move(record)));
-               });
-             };
-           });
+    if constexpr (!std::is_invocable_v<const F&, D&&>) {
+      static_assert(std::is_invocable_v<const F&, D&&>,
+                    "timely::map: f cannot take the stream's records: it must be callable as f(D&&) -> Out, "
+                    "where D is the record type of the stream it is applied to");
+      return stream;
+    } else {
+      using Out = std::decay_t<std::invoke_result_t<const F&, D&&>>;
+      return stream | unary<Out>(Pipeline{}, "Map", [f = f](auto, const auto&) {
+               return [f](OperatorInput<T, D>& input, OperatorOutput<T, Out>& output) {
+                 input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
+                   auto session = output.session(cap);
+                   for (auto& record : data) session.give(f(std::move(record)));
+                 });
+               };
+             });
+    }
   }
 };
 
@@ -41,7 +47,19 @@ struct FlatMap {
   F f;
   template <Timestamp T, class D>
   auto operator()(const Stream<T, D>& stream) const {
-    static_assert(std::is_invocable_v<const F&, D&&>, "flat_map: f must be callable as f(D) -> range of Out");
+    if constexpr (!std::is_invocable_v<const F&, D&&>) {
+      static_assert(std::is_invocable_v<const F&, D&&>,
+                    "timely::flat_map: f cannot take the stream's records: it must be callable as "
+                    "f(D&&) -> range of Out, where D is the record type of the stream it is applied to");
+      return stream;
+    } else {
+      return apply(stream);
+    }
+  }
+
+ private:
+  template <Timestamp T, class D>
+  auto apply(const Stream<T, D>& stream) const {
     using Range = std::decay_t<std::invoke_result_t<const F&, D&&>>;
     using Out = std::decay_t<decltype(*std::begin(std::declval<Range&>()))>;
     return stream | unary<Out>(Pipeline{}, "FlatMap", [f = f](auto, const auto&) {
@@ -62,8 +80,19 @@ struct Filter {
   P predicate;
   template <Timestamp T, class D>
   auto operator()(const Stream<T, D>& stream) const {
-    static_assert(std::is_invocable_r_v<bool, const P&, const D&>,
-                  "filter: p must be callable as p(const D&) -> bool");
+    if constexpr (!std::is_invocable_r_v<bool, const P&, const D&>) {
+      static_assert(std::is_invocable_r_v<bool, const P&, const D&>,
+                    "timely::filter: p must be callable as p(const D&) -> bool, where D is the record "
+                    "type of the stream it is applied to");
+      return stream;
+    } else {
+      return apply(stream);
+    }
+  }
+
+ private:
+  template <Timestamp T, class D>
+  Stream<T, D> apply(const Stream<T, D>& stream) const {
     return stream | unary<D>(Pipeline{}, "Filter", [p = predicate](auto, const auto&) {
              return [p](OperatorInput<T, D>& input, OperatorOutput<T, D>& output) {
                input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {

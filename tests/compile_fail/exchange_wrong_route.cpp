@@ -1,0 +1,20 @@
+// An exchange whose route takes a std::string, applied to a stream of int.
+// expect-error: static assertion failed: timely::exchange: the route cannot take the stream's records
+// expect-errors: 1
+#include <cstdint>
+#include <string>
+
+#include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/input.hpp>
+#include <timely/execute.hpp>
+
+int main() {
+  timely::execute_directly([](timely::Worker& worker) {
+    timely::dataflow::InputHandle<std::uint64_t, int> input;
+    worker.dataflow<std::uint64_t>([&](auto& scope) {
+      auto out = input.to_stream(scope) |
+                 timely::dataflow::operators::exchange([](const std::string& s) { return s.size(); });
+      (void)out;
+    });
+  });
+}
