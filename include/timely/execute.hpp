@@ -87,7 +87,7 @@ struct Config {
 
   /// The communication part of this configuration: `workers`, and `network` with `processes`,
   /// `process_index` and `addresses` filled in.
-  [[nodiscard]] communication::Config communication() const {
+  [[nodiscard]] communication::Config communication_config() const {
     communication::Config c;
     c.workers = workers;
     c.cluster = network;

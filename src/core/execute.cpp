@@ -122,7 +122,7 @@ Config Config::from_args(int argc, const char* const* argv) {
 namespace detail {
 
 void run_workers(const Config& config, const std::function<void(Worker&)>& body) {
-  communication::initialize(config.communication(), [&](communication::Allocator& allocator) {
+  communication::initialize(config.communication_config(), [&](communication::Allocator& allocator) {
     Worker worker(std::move(allocator), config.worker);
     body(worker);
     while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
