@@ -35,7 +35,8 @@ concept PartialOrder = std::totally_ordered<T> && requires(const T& a, const T& 
   { PartialOrderTraits<T>::less_equal(a, b) } -> std::convertible_to<bool>;
 };
 
-/// Whether `T`'s partial order is total (integers, durations); input handles need it.
+/// Whether `T`'s partial order is total (integers, durations); `delay_total` and
+/// `iterator_source` need it.
 template <class T>
 concept TotalOrder = PartialOrder<T> && requires {
   requires PartialOrderTraits<T>::total;

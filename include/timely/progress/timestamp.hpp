@@ -171,10 +171,12 @@ struct TimestampTraits<Unit> {
 };
 
 namespace detail {
+// `Product<Unit, T>`: the one product that the iterative refinement below already relates to
+// `Unit` (an iterative scope directly inside a `Unit` scope), so the top-level rule leaves it out.
 template <class T>
-struct IsProduct : std::false_type {};
-template <class A, class B>
-struct IsProduct<Product<A, B>> : std::true_type {};
+struct IsUnitProduct : std::false_type {};
+template <class B>
+struct IsUnitProduct<Product<Unit, B>> : std::true_type {};
 }  // namespace detail
 
 /// How timestamps `Inner` of a nested scope relate to the timestamps `Outer` of its parent:
@@ -205,9 +207,11 @@ struct Refines<Product<TOuter, TInner>, TOuter> {
   }
 };
 
-/// Top-level dataflows: any non-product timestamp refines `Unit`.
+/// Top-level dataflows: every timestamp refines `Unit`, partially ordered ones (`Product<A, B>`,
+/// user types) included, as in the reference. A dataflow starts at `minimum()` and its boundary
+/// has no ports, so only `to_inner` of the one outer time is ever used.
 template <Timestamp T>
-requires(!std::is_same_v<T, Unit> && !detail::IsProduct<T>::value) struct Refines<T, Unit> {
+requires(!std::is_same_v<T, Unit> && !detail::IsUnitProduct<T>::value) struct Refines<T, Unit> {
   static constexpr T to_inner(Unit) { return timely::minimum<T>(); }
   static constexpr Unit to_outer(const T&) { return {}; }
   static constexpr Unit summarize(const SummaryOf<T>&) { return {}; }

@@ -5,7 +5,9 @@
 /// destroying the handle) promises no more records at all.
 ///
 /// Use: `InputHandle<uint64_t, std::string> input; ... input.to_stream(scope) | ...;` then
-/// `input.send(x); input.advance_to(1);`. Timestamps must be totally ordered.
+/// `input.send(x); input.advance_to(1);`. Timestamps may be partially ordered (`Product<A, B>`,
+/// a user type): `advance_to(t)` needs `time() <= t` in the partial order, and several handles
+/// moved along incomparable times give a stream whose frontier is their antichain.
 ///
 /// Source: the reference's `dataflow::operators::input::Handle` (SEMANTICS.md §6.1).
 /// Thread-safety: none; use a handle on the worker thread that built its dataflow.
@@ -71,8 +73,7 @@ class InputOperator final : public progress::Operate<T> {
 }  // namespace detail
 
 /// Feeds records of type `D` at times of type `T` into one or more dataflows of this worker.
-template <TotalOrder T, class D>
-requires Timestamp<T>
+template <Timestamp T, class D>
 class InputHandle {
  public:
   InputHandle() = default;
@@ -137,8 +138,9 @@ class InputHandle {
     for (auto& a : attachments_) a->tee->done();
   }
 
-  /// Moves the handle's time forward to `time`, promising no more records before it.
-  /// \throws InputError if `time < time()` or the handle is closed.
+  /// Moves the handle's time forward to `time`, promising no more records at times not `>=` it.
+  /// \throws InputError if `time()` is not `<=` `time` in `T`'s partial order (earlier, or
+  /// incomparable: that would release times the handle still owes), or the handle is closed.
   void advance_to(const T& time) {
     if (closed_) throw InputError("timely: advance_to(" + describe(time) + ") on a closed input handle");
     if (!timely::less_equal(now_, time))
