@@ -1,8 +1,8 @@
 /// \file
 /// The exception types of the dataflow layer: `CapabilityError`, `BuildError`, `PactError`,
-/// `InputError` and `HelpRequested`, with the shared ones (`timely::Error`, `ConfigError`, `WorkerAborted`,
-/// `communication::NetworkError`) from the communication library below it
-/// (timely/communication/error.hpp). Every user contract violation or bad input throws a
+/// `InputError`, `DataflowError` and `HelpRequested`, with the shared ones (`timely::Error`,
+/// `ConfigError`, `WorkerAborted`, `communication::NetworkError`) from the communication library
+/// below it (timely/communication/error.hpp). Every user contract violation or bad input throws a
 /// subclass of `timely::Error` whose message names the values involved; the library never exits
 /// or prints on its own.
 ///
@@ -41,6 +41,13 @@ class PactError : public Error {
 
 /// An input handle was misused (time moved backwards, data sent after close).
 class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A worker was asked for a dataflow it does not have (`Worker::drop_dataflow` of an index that
+/// is not installed).
+class DataflowError : public Error {
  public:
   using Error::Error;
 };

@@ -3,6 +3,10 @@
 /// and drives them (`step`, `step_or_park`, `step_while`); every worker of a computation runs
 /// the same program and must build the same dataflows in the same order.
 ///
+/// Dataflows are numbered in the order they are built (`next_dataflow_index()` is the number the
+/// next one gets); `drop_dataflow(index)` tears one down before it completes, as the reference's
+/// `Worker::drop_dataflow` does. Every worker of the computation must drop the same dataflows.
+///
 /// Source: Naiad §3.1 (workers) and the reference's `worker::Worker` (SEMANTICS.md §5.1, §5.9).
 /// Thread-safety: a worker and everything it builds belong to the thread that runs it.
 #pragma once
@@ -19,6 +23,7 @@
 
 #include <timely/communication/allocator.hpp>
 #include <timely/dataflow/scope.hpp>
+#include <timely/error.hpp>
 #include <timely/progress/operate.hpp>
 #include <timely/progress/subgraph.hpp>
 #include <timely/progress/timestamp.hpp>
@@ -107,8 +112,23 @@ class Worker {
 
   /// Whether any dataflow is still running.
   [[nodiscard]] bool has_dataflows() const noexcept { return !dataflows_.empty(); }
-  /// Number of dataflows still running.
-  [[nodiscard]] std::size_t installed_dataflows() const noexcept { return dataflows_.size(); }
+  /// The indices of the dataflows still running, in increasing order.
+  [[nodiscard]] std::vector<std::size_t> installed_dataflows() const;
+  /// The index the next dataflow built by this worker will have (0, 1, ... in build order; the
+  /// same on every worker). Read it before `dataflow(...)` to be able to drop that dataflow.
+  [[nodiscard]] std::size_t next_dataflow_index() const noexcept { return next_dataflow_; }
+
+  /// Tears down the running dataflow `index` (one that will not finish, say): its operators are
+  /// destroyed, with every capability they hold (those simply vanish: nothing reports them,
+  /// SEMANTICS.md §4.4), and its channels are forgotten, so records and progress updates that
+  /// other workers still send on them are discarded. Afterwards `step()` and new dataflows work
+  /// as before. Input handles and probes attached to it stay usable but no longer affect or
+  /// observe anything. Every worker of the computation must drop the same dataflow (its other
+  /// instances would wait for this one's progress for ever); call it between steps, not from an
+  /// operator. Source: the reference's `Worker::drop_dataflow`.
+  /// \throws DataflowError naming `index` if no dataflow `index` is installed (never built, already
+  /// complete or already dropped), or if it is the dataflow being scheduled.
+  void drop_dataflow(std::size_t index);
 
  private:
   struct Installed {
@@ -125,6 +145,7 @@ class Worker {
   std::map<std::size_t, Installed> dataflows_;
   std::size_t next_dataflow_ = 0;
   std::vector<std::size_t> active_;
+  std::optional<std::size_t> scheduling_;  // the dataflow being scheduled, if any
 };
 
 }  // namespace timely

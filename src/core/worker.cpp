@@ -1,8 +1,10 @@
-// Worker::step_or_park: the per-round driver (SEMANTICS.md §5.9).
+// Worker::step_or_park, the per-round driver (SEMANTICS.md §5.9), and the dataflow bookkeeping.
 #include <timely/worker.hpp>
 
 #include <algorithm>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace timely {
 
@@ -34,14 +36,47 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
   activations.for_extensions(root, [&](std::size_t index) { active_.push_back(index); });
   for (auto index : active_) {
     auto it = dataflows_.find(index);
-    if (it == dataflows_.end()) continue;
-    if (!it->second.root->schedule()) {
+    if (it == dataflows_.end()) continue;  // a path of a completed or dropped dataflow
+    scheduling_ = index;
+    bool incomplete = false;
+    try {
+      incomplete = it->second.root->schedule();
+    } catch (...) {
+      scheduling_.reset();
+      throw;
+    }
+    scheduling_.reset();
+    if (!incomplete) {
       for (auto channel : it->second.channels) state_->unregister_channel(channel);
       dataflows_.erase(it);
     }
   }
   state_->allocator().release();
   return has_dataflows();
+}
+
+std::vector<std::size_t> Worker::installed_dataflows() const {
+  std::vector<std::size_t> out;
+  out.reserve(dataflows_.size());
+  for (const auto& entry : dataflows_) out.push_back(entry.first);
+  return out;
+}
+
+void Worker::drop_dataflow(std::size_t index) {
+  auto it = dataflows_.find(index);
+  if (it == dataflows_.end())
+    throw DataflowError("timely: worker " + std::to_string(this->index()) + " has no dataflow " +
+                        std::to_string(index) + " to drop (next index " + std::to_string(next_dataflow_) +
+                        ": never built, already complete or already dropped)");
+  if (scheduling_ == index)
+    throw DataflowError("timely: dataflow " + std::to_string(index) +
+                        " cannot be dropped by one of its own operators while it is scheduled");
+  // Forget the channels first: events for them (late records, progress from the other
+  // workers) are ignored from now on. Then the operators go, and with them their capabilities.
+  for (auto channel : it->second.channels) state_->unregister_channel(channel);
+  auto dropped = std::move(it->second.root);
+  dataflows_.erase(it);
+  dropped.reset();
 }
 
 }  // namespace timely

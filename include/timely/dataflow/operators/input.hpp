@@ -137,6 +137,12 @@ class InputHandle {
     ship();
     for (auto& a : attachments_) a->tee->done();
   }
+  /// The number of dataflows this handle feeds (those dropped with `Worker::drop_dataflow` no
+  /// longer count).
+  [[nodiscard]] std::size_t attached() {
+    forget_dropped();
+    return attachments_.size();
+  }
 
   /// Moves the handle's time forward to `time`, promising no more records at times not `>=` it.
   /// \throws InputError if `time()` is not `<=` `time` in `T`'s partial order (earlier, or
@@ -169,14 +175,22 @@ class InputHandle {
   }
 
  private:
-  void check_open(const char* what) const {
+  void check_open(const char* what) {
     if (closed_) throw InputError(std::string("timely: ") + what + " on a closed input handle");
+    forget_dropped();
     if (attachments_.empty())
       throw InputError(std::string("timely: ") + what +
-                       " on an input handle not attached to any dataflow (call to_stream first); "
-                       "the record would be lost");
+                       " on an input handle not attached to any running dataflow (call to_stream first; "
+                       "or every dataflow it fed was dropped); the record would be lost");
+  }
+  // An attachment only this handle still holds belongs to an input operator that is gone: its
+  // dataflow was dropped (Worker::drop_dataflow). Its records would go nowhere or, through the
+  // channels it still holds, to other workers' instances that no longer account for them.
+  void forget_dropped() {
+    std::erase_if(attachments_, [](const auto& a) { return a.use_count() == 1; });
   }
   void ship() {
+    forget_dropped();
     if (buffer_.empty()) return;
     deliver(std::move(buffer_));
     buffer_ = {};
