@@ -4,7 +4,6 @@
 #include <timely/communication/process.hpp>
 
 #include <algorithm>
-#include <stdexcept>
 #include <thread>
 
 #include <timely/communication/error.hpp>
@@ -20,7 +19,7 @@ inline void cpu_relax() noexcept {
 }  // namespace
 
 ProcessShared::ProcessShared(std::size_t threads) {
-  if (threads == 0) throw std::invalid_argument("timely: a process needs at least one worker thread");
+  if (threads == 0) throw ConfigError("timely: a process needs at least one worker thread (threads = 0)");
   mailboxes_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) mailboxes_.push_back(std::make_unique<Mailbox>());
 }

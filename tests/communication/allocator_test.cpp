@@ -120,3 +120,7 @@ TEST_CASE("broadcast reaches every worker including the sender", "[communication
   pushers[1]->send(11);
   for (auto& p : pullers) CHECK(p->recv() == 11);
 }
+
+TEST_CASE("a process of zero worker threads is a configuration error", "[communication]") {
+  CHECK_THROWS_AS(ProcessShared(0), timely::ConfigError);
+}

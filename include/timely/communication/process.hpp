@@ -40,7 +40,7 @@ namespace timely::communication {
 /// stops every worker when one fails. Thread-safe.
 class ProcessShared {
  public:
-  /// \param threads number of worker threads (>= 1). \throws std::invalid_argument on 0.
+  /// \param threads number of worker threads (>= 1). \throws ConfigError on 0.
   explicit ProcessShared(std::size_t threads);
 
   [[nodiscard]] std::size_t threads() const noexcept { return mailboxes_.size(); }
