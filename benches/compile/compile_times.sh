@@ -3,8 +3,8 @@
 #
 #   benches/compile/compile_times.sh [RUNS] [--baseline DIR] [--build DIR] [--baseline-build DIR]
 #
-# Times (median of RUNS compiles, default 3, wall-clock seconds) and peak memory (median of the
-# maximum resident set size, MB, from /usr/bin/time) of:
+# Times (median of RUNS compiles, default 3: CPU seconds, user + system, and wall-clock seconds)
+# and peak memory (median of the maximum resident set size, MB), all from GNU /usr/bin/time, of:
 #   hello -O2        examples/hello.cpp compiled to an object file at -O2
 #   hello -O0        the same at -O0
 #   timely.hpp       a file holding only `#include <timely/timely.hpp>`, with -fsyntax-only
@@ -19,8 +19,9 @@
 # --baseline DIR measures another checkout's root too (e.g. /work/baseline) and prints it in a
 # column of its own, with the ratio this tree / baseline. --baseline-build DIR is its build dir.
 # The tree measured is the checkout that holds this script. Needs python3, cmake, ninja and
-# GNU time (scripts/install-deps.sh installs them). The machine should be otherwise idle: the
-# figures are wall-clock times.
+# GNU time (scripts/install-deps.sh installs them). The ratio is of CPU seconds, which other
+# load on the machine disturbs much less than wall-clock seconds (a compiler is one thread);
+# on an idle machine the two agree.
 set -euo pipefail
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -94,7 +95,7 @@ open(out, "w").write("\n".join(absolute) + "\n")
 EOF
 }
 
-# measure TREE FLAGS_FILE NAME: prints "median_seconds median_MB" for measurement NAME.
+# measure TREE FLAGS_FILE NAME: prints "median_cpu_s median_wall_s median_MB" for NAME.
 measure() {
   local tree="$1" flags_file="$2" name="$3"
   local -a cmd
@@ -110,21 +111,23 @@ measure() {
       tu="$scratch/map.cpp"; echo '#include <timely/dataflow/operators/map.hpp>' >"$tu"
       cmd+=(-fsyntax-only "$tu") ;;
   esac
-  local times=() mems=() i
+  local cpus=() walls=() mems=() i
   for ((i = 0; i < runs; i++)); do
-    if ! /usr/bin/time -f '%e %M' -o "$scratch/time.txt" "${cmd[@]}" >"$scratch/compile.log" 2>&1; then
+    if ! /usr/bin/time -f '%U %S %e %M' -o "$scratch/time.txt" "${cmd[@]}" >"$scratch/compile.log" 2>&1; then
       cat "$scratch/compile.log" >&2
       echo "compile_times.sh: the $name compile failed in $tree" >&2
       exit 1
     fi
-    read -r t m <"$scratch/time.txt"
-    times+=("$t"); mems+=("$m")
+    read -r user sys wall mem <"$scratch/time.txt"
+    cpus+=("$(python3 -c 'import sys; print(float(sys.argv[1]) + float(sys.argv[2]))' "$user" "$sys")")
+    walls+=("$wall"); mems+=("$mem")
   done
   python3 -c '
 import statistics, sys
-n = int(sys.argv[1]); v = sys.argv[2:]
-print(f"{statistics.median(map(float, v[:n])):.2f} {statistics.median(map(float, v[n:])) / 1024:.0f}")
-' "$runs" "${times[@]}" "${mems[@]}"
+n = int(sys.argv[1]); v = list(map(float, sys.argv[2:]))
+cpu, wall, mem = (statistics.median(v[i * n:(i + 1) * n]) for i in range(3))
+print(f"{cpu:.2f} {wall:.2f} {mem / 1024:.0f}")
+' "$runs" "${cpus[@]}" "${walls[@]}" "${mems[@]}"
 }
 
 names=(hello-O2 hello-O0 umbrella map)
@@ -142,22 +145,23 @@ for n in "${names[@]}"; do
   if [ -n "$baseline" ]; then base_result[$n]="$(measure "$baseline" "$scratch/flags-baseline" "$n")"; fi
 done
 
-echo "compile times: median of $runs runs, wall-clock seconds and peak resident MB ($(head -1 "$scratch/flags-tree"))"
+echo "compile times: median of $runs runs; CPU seconds (user + system), wall-clock seconds, peak resident MB"
 echo "tree:     $root"
 echo "command:  $(tr '\n' ' ' <"$scratch/flags-tree")+ -O2|-O0 -c hello.cpp, or -fsyntax-only TU"
 if [ -n "$baseline" ]; then
   echo "baseline: $baseline"
-  printf '%-44s %10s %8s %10s %8s %7s\n' "measurement" "base s" "base MB" "tree s" "tree MB" "s ratio"
+  printf '%-42s %8s %9s %7s %8s %9s %7s %9s\n' "measurement" "base cpu" "base wall" "base MB" \
+    "tree cpu" "tree wall" "tree MB" "cpu ratio"
 else
-  printf '%-44s %10s %8s\n' "measurement" "tree s" "tree MB"
+  printf '%-42s %8s %8s %7s\n' "measurement" "cpu s" "wall s" "MB"
 fi
 for n in "${names[@]}"; do
-  read -r ts tm <<<"${tree_result[$n]}"
+  read -r tc tw tm <<<"${tree_result[$n]}"
   if [ -n "$baseline" ]; then
-    read -r bs bm <<<"${base_result[$n]}"
-    ratio="$(python3 -c 'import sys; b, t = map(float, sys.argv[1:]); print(f"{t / b:.2f}" if b > 0 else "-")' "$bs" "$ts")"
-    printf '%-44s %10s %8s %10s %8s %7s\n' "${label[$n]}" "$bs" "$bm" "$ts" "$tm" "$ratio"
+    read -r bc bw bm <<<"${base_result[$n]}"
+    ratio="$(python3 -c 'import sys; b, t = map(float, sys.argv[1:]); print(f"{t / b:.2f}" if b > 0 else "-")' "$bc" "$tc")"
+    printf '%-42s %8s %9s %7s %8s %9s %7s %9s\n' "${label[$n]}" "$bc" "$bw" "$bm" "$tc" "$tw" "$tm" "$ratio"
   else
-    printf '%-44s %10s %8s\n' "${label[$n]}" "$ts" "$tm"
+    printf '%-42s %8s %8s %7s\n' "${label[$n]}" "$tc" "$tw" "$tm"
   fi
 done
