@@ -39,10 +39,7 @@ struct WorkerConfig {
 /// owns it and outlives every dataflow it builds.
 class WorkerState {
  public:
-  WorkerState(communication::Allocator allocator, WorkerConfig config)
-      : allocator_(std::move(allocator)),
-        activations_(std::make_shared<scheduling::Activations>(allocator_.waker())),
-        config_(config) {}
+  WorkerState(communication::Allocator allocator, WorkerConfig config);
 
   /// This worker's index in `0..peers()`.
   [[nodiscard]] std::size_t index() const noexcept { return allocator_.index(); }
@@ -61,28 +58,13 @@ class WorkerState {
   [[nodiscard]] logging::Registry& log_registry() noexcept { return log_registry_; }
 
   /// Records that activity on `channel` should activate the operator at `address`.
-  void register_channel(std::size_t channel, scheduling::Path address) {
-    if (channel_addresses_.size() <= channel) channel_addresses_.resize(channel + 1);
-    channel_addresses_[channel] = std::move(address);
-  }
+  void register_channel(std::size_t channel, scheduling::Path address);
   /// Forgets `channel` (its dataflow was dropped); late events for it are ignored.
-  void unregister_channel(std::size_t channel) {
-    if (channel < channel_addresses_.size()) channel_addresses_[channel].reset();
-  }
+  void unregister_channel(std::size_t channel);
 
   /// Receives from the allocator and activates the consumers of every channel that saw activity.
   /// \throws WorkerAborted if another worker of this process failed.
-  void receive() {
-    if (allocator_.poisoned())
-      throw WorkerAborted("timely: worker " + std::to_string(index()) +
-                          " stopped because another worker failed");
-    allocator_.receive();
-    auto& events = allocator_.events();
-    for (auto channel : events)
-      if (channel < channel_addresses_.size() && channel_addresses_[channel])
-        activations_->activate(*channel_addresses_[channel]);
-    events.clear();
-  }
+  void receive();
 
  private:
   communication::Allocator allocator_;

@@ -11,8 +11,9 @@
 /// in every translation unit.
 ///
 /// Source: the reference's `timely_communication::allocator::generic::Generic`, an enum over its
-/// allocator kinds (SEMANTICS.md §7.2). Thread-safety: an `Allocator` and the endpoints it
-/// returns belong to their worker thread; `waker()`'s function may be called from any thread.
+/// allocator kinds (SEMANTICS.md §7.2). The members that do not depend on a channel's type are
+/// compiled in the library (src/communication/allocator.cpp). Thread-safety: an `Allocator` and the endpoints
+/// it returns belong to their worker thread; `waker()`'s function may be called from any thread.
 #pragma once
 
 #include <chrono>
@@ -34,24 +35,19 @@ namespace timely::communication {
 /// `Allocate` for what each operation means. Not thread-safe: use it on its worker thread.
 class Allocator {
  public:
-  explicit Allocator(Thread thread) : kind_(std::move(thread)) {}
-  explicit Allocator(Process process) : kind_(std::move(process)) {}
-  explicit Allocator(Cluster cluster) : kind_(std::move(cluster)) {}
+  explicit Allocator(Thread thread);
+  explicit Allocator(Process process);
+  explicit Allocator(Cluster cluster);
   /// The process allocator of worker `index` of the single process described by `shared`.
-  Allocator(std::size_t index, std::shared_ptr<ProcessShared> shared)
-      : kind_(Process(index, std::move(shared))) {}
+  Allocator(std::size_t index, std::shared_ptr<ProcessShared> shared);
 
   /// A single-worker (thread) allocator.
-  static Allocator thread() { return Allocator(Thread()); }
+  static Allocator thread();
 
   /// This worker's global index.
-  [[nodiscard]] std::size_t index() const noexcept {
-    return std::visit([](const auto& a) { return a.index(); }, kind_);
-  }
+  [[nodiscard]] std::size_t index() const noexcept;
   /// The number of workers in the computation.
-  [[nodiscard]] std::size_t peers() const noexcept {
-    return std::visit([](const auto& a) { return a.peers(); }, kind_);
-  }
+  [[nodiscard]] std::size_t peers() const noexcept;
 
   /// Point-to-point channel: `peers()` pushers (entry `i` delivers to worker `i`) and one puller.
   /// \throws ConfigError if the channel reaches another process and `T` has no `Codec`;
@@ -73,37 +69,18 @@ class Allocator {
   }
 
   /// Moves channel events from other threads into `events()`.
-  void receive() {
-    std::visit([](auto& a) { a.receive(); }, kind_);
-  }
+  void receive();
   /// Publishes buffered outbound data (frames for other processes go to the network).
-  void release() {
-    std::visit([](auto& a) { a.release(); }, kind_);
-  }
+  void release();
   /// Channel ids with activity since the caller last cleared the list.
-  [[nodiscard]] Events& events() noexcept {
-    return std::visit([](auto& a) -> Events& { return a.events(); }, kind_);
-  }
+  [[nodiscard]] Events& events() noexcept;
   /// Parks the thread until an event arrives or `timeout` passes, unless events are pending.
-  void await_events(std::optional<std::chrono::nanoseconds> timeout) {
-    std::visit([&](auto& a) { a.await_events(timeout); }, kind_);
-  }
+  void await_events(std::optional<std::chrono::nanoseconds> timeout);
   /// A function that wakes this worker from any thread (for activations from other threads).
-  [[nodiscard]] std::function<void()> waker() const {
-    return std::visit([](const auto& a) { return a.waker(); }, kind_);
-  }
+  [[nodiscard]] std::function<void()> waker() const;
   /// Whether another worker of this process failed, or a peer process was lost: the worker
   /// should stop. Always false for the thread allocator (there is no one else).
-  [[nodiscard]] bool poisoned() const noexcept {
-    return std::visit(
-        [](const auto& a) {
-          if constexpr (requires { a.shared(); })
-            return a.shared()->poisoned();
-          else
-            return false;
-        },
-        kind_);
-  }
+  [[nodiscard]] bool poisoned() const noexcept;
 
  private:
   std::variant<Thread, Process, Cluster> kind_;

@@ -31,6 +31,7 @@
 #include <timely/error.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/operate.hpp>
+#include <timely/progress/timestamp.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {
@@ -218,50 +219,33 @@ class OperatorOutput {
 
 namespace detail {
 
-/// The operator the builder installs: runs the logic and publishes progress.
-template <Timestamp T, class Logic>
-class OperatorCore final : public progress::Operate<T> {
+/// The part of an installed operator that does not depend on its logic: its ports, the progress
+/// it publishes and its scheduling. Compiled once per timestamp (and in the library for
+/// `std::uint64_t`), not once per operator.
+template <Timestamp T>
+class OperatorCoreBase : public progress::Operate<T> {
  public:
-  OperatorCore(std::string name, std::size_t peers, std::size_t outputs,
-               progress::Connectivity<SummaryOf<T>> connectivity,
-               std::vector<progress::FrontierInterest> notify,
-               std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers,
-               std::vector<progress::MutableAntichain<T>*> frontiers,
-               std::vector<std::function<void()>> flushers, Logic logic)
-      : name_(std::move(name)),
-        connectivity_(std::move(connectivity)),
-        notify_(std::move(notify)),
-        progress_(notify_.size(), outputs),
-        publishers_(std::move(publishers)),
-        frontiers_(std::move(frontiers)),
-        flushers_(std::move(flushers)),
-        logic_(std::move(logic)) {
-    for (auto& internal : progress_.internals)
-      internal.update(timely::minimum<T>(), static_cast<std::int64_t>(peers));
-  }
+  OperatorCoreBase(std::string name, std::size_t peers, std::size_t outputs,
+                   progress::Connectivity<SummaryOf<T>> connectivity,
+                   std::vector<progress::FrontierInterest> notify,
+                   std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers,
+                   std::vector<progress::MutableAntichain<T>*> frontiers,
+                   std::vector<std::function<void()>> flushers);
 
-  const std::string& name() const override { return name_; }
-  std::size_t inputs() const override { return notify_.size(); }
-  std::size_t outputs() const override { return progress_.internals.size(); }
-  progress::Connectivity<SummaryOf<T>> connectivity() const override { return connectivity_; }
-  std::vector<progress::FrontierInterest> notify_me() const override { return notify_; }
-  progress::SharedProgress<T>& progress() override { return progress_; }
+  const std::string& name() const override;
+  std::size_t inputs() const override;
+  std::size_t outputs() const override;
+  progress::Connectivity<SummaryOf<T>> connectivity() const override;
+  std::vector<progress::FrontierInterest> notify_me() const override;
+  progress::SharedProgress<T>& progress() override;
 
-  bool schedule() override {
-    for (std::size_t i = 0; i < frontiers_.size(); ++i)
-      if (!progress_.frontiers[i].empty()) {
-        frontiers_[i]->update_iter(progress_.frontiers[i].view());
-        progress_.frontiers[i].clear();
-      }
-    bool incomplete = false;
-    if constexpr (std::is_same_v<std::invoke_result_t<Logic&>, bool>)
-      incomplete = logic_();
-    else
-      logic_();
-    for (auto& flush : flushers_) flush();
-    for (auto& publish : publishers_) publish(progress_);
-    return incomplete;
-  }
+  /// Moves the input frontiers, runs the logic (`run_logic`), flushes the outputs and publishes
+  /// the progress of this scheduling.
+  bool schedule() final;
+
+ protected:
+  /// Runs the user's logic once; returns whether it has outstanding work.
+  virtual bool run_logic() = 0;
 
  private:
   std::string name_;
@@ -271,6 +255,93 @@ class OperatorCore final : public progress::Operate<T> {
   std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers_;
   std::vector<progress::MutableAntichain<T>*> frontiers_;
   std::vector<std::function<void()>> flushers_;
+};
+
+// Defined outside the class, so that the `extern template` declarations below keep an optimizing
+// compiler from instantiating them again in every program.
+template <Timestamp T>
+OperatorCoreBase<T>::OperatorCoreBase(
+    std::string name, std::size_t peers, std::size_t outputs,
+    progress::Connectivity<SummaryOf<T>> connectivity, std::vector<progress::FrontierInterest> notify,
+    std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers,
+    std::vector<progress::MutableAntichain<T>*> frontiers, std::vector<std::function<void()>> flushers)
+    : name_(std::move(name)),
+      connectivity_(std::move(connectivity)),
+      notify_(std::move(notify)),
+      progress_(notify_.size(), outputs),
+      publishers_(std::move(publishers)),
+      frontiers_(std::move(frontiers)),
+      flushers_(std::move(flushers)) {
+  for (auto& internal : progress_.internals)
+    internal.update(timely::minimum<T>(), static_cast<std::int64_t>(peers));
+}
+
+template <Timestamp T>
+const std::string& OperatorCoreBase<T>::name() const {
+  return name_;
+}
+template <Timestamp T>
+std::size_t OperatorCoreBase<T>::inputs() const {
+  return notify_.size();
+}
+template <Timestamp T>
+std::size_t OperatorCoreBase<T>::outputs() const {
+  return progress_.internals.size();
+}
+template <Timestamp T>
+progress::Connectivity<SummaryOf<T>> OperatorCoreBase<T>::connectivity() const {
+  return connectivity_;
+}
+template <Timestamp T>
+std::vector<progress::FrontierInterest> OperatorCoreBase<T>::notify_me() const {
+  return notify_;
+}
+template <Timestamp T>
+progress::SharedProgress<T>& OperatorCoreBase<T>::progress() {
+  return progress_;
+}
+
+template <Timestamp T>
+bool OperatorCoreBase<T>::schedule() {
+  for (std::size_t i = 0; i < frontiers_.size(); ++i)
+    if (!progress_.frontiers[i].empty()) {
+      frontiers_[i]->update_iter(progress_.frontiers[i].view());
+      progress_.frontiers[i].clear();
+    }
+  const bool incomplete = run_logic();
+  for (auto& flush : flushers_) flush();
+  for (auto& publish : publishers_) publish(progress_);
+  return incomplete;
+}
+
+// Only for `std::uint64_t`: an explicit instantiation declaration instantiates the class in every
+// program that includes this header, which costs more than it saves where the type goes unused.
+extern template class OperatorCoreBase<std::uint64_t>;
+
+/// The operator the builder installs: `OperatorCoreBase` running `Logic`.
+template <Timestamp T, class Logic>
+class OperatorCore final : public OperatorCoreBase<T> {
+ public:
+  OperatorCore(std::string name, std::size_t peers, std::size_t outputs,
+               progress::Connectivity<SummaryOf<T>> connectivity,
+               std::vector<progress::FrontierInterest> notify,
+               std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers,
+               std::vector<progress::MutableAntichain<T>*> frontiers,
+               std::vector<std::function<void()>> flushers, Logic logic)
+      : OperatorCoreBase<T>(std::move(name), peers, outputs, std::move(connectivity), std::move(notify),
+                            std::move(publishers), std::move(frontiers), std::move(flushers)),
+        logic_(std::move(logic)) {}
+
+ private:
+  bool run_logic() override {
+    if constexpr (std::is_same_v<std::invoke_result_t<Logic&>, bool>) {
+      return logic_();
+    } else {
+      logic_();
+      return false;
+    }
+  }
+
   Logic logic_;
 };
 

@@ -8,6 +8,9 @@
 /// its child scope `s`, which schedules its child `k`. Activations raised during a step take
 /// effect in the next step.
 ///
+/// The members run once per step or per cross-thread activation are compiled in the library
+/// (src/core/activations.cpp); the per-activation ones stay inline.
+///
 /// Source: the reference's `scheduling::activate` (SEMANTICS.md §5.9). Thread-safety:
 /// `Activations` and `Activator` belong to their worker thread; `SyncActivations` and
 /// `SyncActivator` may be used from any thread.
@@ -37,19 +40,9 @@ class SyncActivations {
   /// `wake` unparks the worker (it must have token semantics: a wake before a park counts).
   explicit SyncActivations(std::function<void()> wake) : wake_(std::move(wake)) {}
   /// Queues an activation of `path` and wakes the worker.
-  void activate(Path path) {
-    {
-      std::lock_guard lock(mutex_);
-      paths_.push_back(std::move(path));
-    }
-    if (wake_) wake_();
-  }
+  void activate(Path path);
   /// Moves the queued paths to the end of `out`.
-  void drain(std::vector<Path>& out) {
-    std::lock_guard lock(mutex_);
-    for (auto& p : paths_) out.push_back(std::move(p));
-    paths_.clear();
-  }
+  void drain(std::vector<Path>& out);
 
  private:
   std::mutex mutex_;
@@ -62,10 +55,9 @@ class Activations {
  public:
   using Clock = std::chrono::steady_clock;
 
-  Activations() : sync_(std::make_shared<SyncActivations>(nullptr)) {}
+  Activations();
   /// Activations whose cross-thread requests wake the worker through `wake`.
-  explicit Activations(std::function<void()> wake)
-      : sync_(std::make_shared<SyncActivations>(std::move(wake))) {}
+  explicit Activations(std::function<void()> wake);
 
   /// Requests that the operator at `path` be scheduled in the next step.
   void activate(std::span<const std::size_t> path) { pending_.add(path); }
@@ -87,21 +79,7 @@ class Activations {
 
   /// Starts a step: the pending activations (and those from other threads, and timed ones that
   /// are due) become the current ones (sorted, deduplicated); the previous set is discarded.
-  void advance() {
-    std::swap(current_, pending_);
-    pending_.clear();
-    sync_->drain(scratch_);
-    for (auto& p : scratch_) current_.add(p);
-    scratch_.clear();
-    if (!timed_.empty()) {
-      const auto now = Clock::now();
-      while (!timed_.empty() && timed_.top().due <= now) {
-        current_.add(timed_.top().path);
-        timed_.pop();
-      }
-    }
-    current_.sort_unique();
-  }
+  void advance();
 
   /// Calls `f(index)` for each distinct index that follows `prefix` in a current activation, in
   /// increasing order.
@@ -128,12 +106,7 @@ class Activations {
 
   /// How long the worker may park: zero if anything is waiting for the next step, the time
   /// until the next delayed activation, or `std::nullopt` if nothing is scheduled at all.
-  [[nodiscard]] std::optional<Clock::duration> empty_for() const {
-    if (!pending_.slices.empty()) return Clock::duration::zero();
-    if (timed_.empty()) return std::nullopt;
-    const auto now = Clock::now();
-    return timed_.top().due > now ? timed_.top().due - now : Clock::duration::zero();
-  }
+  [[nodiscard]] std::optional<Clock::duration> empty_for() const;
 
   /// Whether nothing is activated in the current step.
   [[nodiscard]] bool idle() const noexcept { return current_.slices.empty(); }
@@ -165,16 +138,7 @@ class Activations {
       data.clear();
       slices.clear();
     }
-    void sort_unique() {
-      auto less = [&](const Slice& a, const Slice& b) {
-        const auto x = view(a), y = view(b);
-        return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
-      };
-      std::sort(slices.begin(), slices.end(), less);
-      slices.erase(std::unique(slices.begin(), slices.end(),
-                               [&](const Slice& a, const Slice& b) { return !less(a, b) && !less(b, a); }),
-                   slices.end());
-    }
+    void sort_unique();
   };
   PathList current_;
   PathList pending_;

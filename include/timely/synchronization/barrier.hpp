@@ -16,18 +16,19 @@
 /// it makes the others wait forever. Destroying the barrier closes its input, and the dataflow
 /// completes once every worker destroyed its barrier.
 ///
+/// The barrier's dataflow is compiled once, in the library (src/core/barrier.cpp): a program that
+/// includes this header does not instantiate the input, probe and subgraph templates it uses.
+///
 /// Source of the idea: the reference's `synchronization::barrier` (SEMANTICS.md §10.4).
 /// Thread-safety: none; use a barrier on its worker's thread.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 
-#include <timely/dataflow/operators/input.hpp>
-#include <timely/dataflow/operators/probe.hpp>
-#include <timely/progress/timestamp.hpp>
-#include <timely/worker.hpp>
+namespace timely {
+class Worker;
+}  // namespace timely
 
 namespace timely::synchronization {
 
@@ -36,39 +37,33 @@ class Barrier {
  public:
   /// Builds the barrier's dataflow in `worker`. Every worker must construct its barrier at the
   /// same point of its program.
-  explicit Barrier(Worker& worker)
-      : worker_(&worker), input_(std::make_unique<dataflow::InputHandle<std::uint64_t, Unit>>()) {
-    worker.dataflow_named<std::uint64_t>("Barrier", [&](dataflow::Scope<std::uint64_t>& scope) {
-      input_->to_stream(scope) | dataflow::operators::probe_with(probe_);
-    });
-  }
+  explicit Barrier(Worker& worker);
   Barrier(const Barrier&) = delete;
   Barrier& operator=(const Barrier&) = delete;
-  Barrier(Barrier&&) noexcept = default;
-  Barrier& operator=(Barrier&&) noexcept = default;
+  Barrier(Barrier&&) noexcept;
+  Barrier& operator=(Barrier&&) noexcept;
+  /// Closes the barrier's input (see the file comment).
+  ~Barrier();
 
   /// Waits, stepping the worker, until every worker has called `wait()` this many times.
   /// \throws whatever stepping the worker throws (e.g. `WorkerAborted` when another worker failed).
-  void wait() {
-    advance();
-    while (!reached()) worker_->step_or_park(std::chrono::milliseconds(1));
-  }
+  void wait();
 
   /// Starts the next round without waiting for it (`wait()` is `advance()` then stepping until
   /// `reached()`).
-  void advance() { input_->advance_to(input_->time() + 1); }
+  void advance();
 
   /// Whether every worker has started the current round (the probe is not behind this worker's
   /// input).
-  [[nodiscard]] bool reached() const { return !probe_.less_than(input_->time()); }
+  [[nodiscard]] bool reached() const;
 
   /// Number of rounds this worker has started.
-  [[nodiscard]] std::uint64_t rounds() const noexcept { return input_->time(); }
+  [[nodiscard]] std::uint64_t rounds() const noexcept;
 
  private:
+  struct State;
   Worker* worker_;
-  std::unique_ptr<dataflow::InputHandle<std::uint64_t, Unit>> input_;
-  dataflow::ProbeHandle<std::uint64_t> probe_;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace timely::synchronization
