@@ -17,7 +17,7 @@ Builder<T> ring() {
   b.add_node(0, 0, 0, {});
   b.add_node(1, 1, 1, identity_connectivity<T>(1, 1));
   b.add_node(2, 1, 1, identity_connectivity<T>(1, 1));
-  b.add_node(3, 1, 1, Connectivity<T>{{Antichain<T>(1)}});
+  b.add_node(3, 1, 1, Connectivity<T>{{{0, Antichain<T>(1)}}});
   b.add_edge(Source{1, 0}, Target{2, 0});
   b.add_edge(Source{2, 0}, Target{3, 0});
   b.add_edge(Source{3, 0}, Target{1, 0});
@@ -70,9 +70,9 @@ TEST_CASE("a cycle without advancement is reported", "[progress][reachability]")
 TEST_CASE("disconnected inputs do not hold outputs back", "[progress][reachability]") {
   Builder<T> b;
   b.add_node(0, 0, 0, {});
-  b.add_node(1, 0, 1, {});                                    // a source
-  b.add_node(2, 0, 1, {});                                    // another source
-  Connectivity<T> conn{{Antichain<T>(0)}, {Antichain<T>{}}};  // input 1 reaches nothing
+  b.add_node(1, 0, 1, {});                           // a source
+  b.add_node(2, 0, 1, {});                           // another source
+  Connectivity<T> conn{{{0, Antichain<T>(0)}}, {}};  // input 1 reaches nothing
   b.add_node(3, 2, 1, conn);
   b.add_node(4, 1, 0, identity_connectivity<T>(1, 0));
   b.add_edge(Source{1, 0}, Target{3, 0});
@@ -90,13 +90,13 @@ TEST_CASE("scope summaries and output projections", "[progress][reachability]") 
   // Scope input 0 -> op 1 (+2) -> scope output 0; scope input 1 reaches nothing.
   Builder<T> b;
   b.add_node(0, 1, 2, {});
-  b.add_node(1, 1, 1, Connectivity<T>{{Antichain<T>(2)}});
+  b.add_node(1, 1, 1, Connectivity<T>{{{0, Antichain<T>(2)}}});
   b.add_edge(Source{0, 0}, Target{1, 0});
   b.add_edge(Source{1, 0}, Target{0, 0});
   auto [tracker, summary] = b.build();
   REQUIRE(summary.size() == 2);
-  CHECK(summary[0][0] == Antichain<T>(2));
-  CHECK(summary[1][0].empty());
+  CHECK(summary[0] == PortConnectivity<T>{{0, Antichain<T>(2)}});
+  CHECK(summary[1].empty());                   // not connected: no entry at all
   tracker.update_source(Source{1, 0}, 10, 1);  // a capability inside
   tracker.update_target(Target{1, 0}, 3, 1);   // a message inside
   tracker.propagate_all();
@@ -116,4 +116,6 @@ TEST_CASE("malformed graphs are rejected with a message", "[progress][reachabili
   CHECK_THROWS_AS(b.add_node(1, 2, 1, identity_connectivity<T>(1, 1)), timely::Error);
   b.add_node(1, 1, 1, identity_connectivity<T>(1, 1));
   CHECK_THROWS_WITH(b.add_edge(Source{1, 3}, Target{1, 0}), Catch::Contains("output port 3 of node 1"));
+  CHECK_THROWS_WITH(b.add_node(2, 1, 1, Connectivity<T>{{{1, Antichain<T>(0)}}}),
+                    Catch::Contains("connects input 0 to output 1, but it has 1 outputs"));
 }

@@ -13,6 +13,7 @@
 /// belongs to its operator on its worker thread and must not be handed to another operator.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <memory>
@@ -25,6 +26,7 @@
 #include <timely/describe.hpp>
 #include <timely/error.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/connectivity.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/timestamp.hpp>
 
@@ -241,12 +243,23 @@ class CapabilitySet {
   std::vector<Capability<T>> elements_;
 };
 
-/// What an operator input knows about the outputs it can mint capabilities for: per output, its
+/// What an operator input knows about the outputs it can mint capabilities for: for each output
+/// it reaches (only those, so k inputs each reaching one output cost k entries), that output's
 /// capability changes and the path summaries from this input to it.
 template <Timestamp T>
 struct InputConnection {
-  std::vector<std::shared_ptr<progress::ChangeBatch<T>>> internals;
-  std::vector<progress::Antichain<SummaryOf<T>>> summaries;
+  /// `(output, its capability changes)`, by increasing output.
+  std::vector<std::pair<std::size_t, std::shared_ptr<progress::ChangeBatch<T>>>> internals;
+  progress::PortConnectivity<SummaryOf<T>> summaries;
+  /// The operator's number of outputs.
+  std::size_t outputs = 0;
+
+  /// The capability changes of `output`, or null if this input does not reach it.
+  [[nodiscard]] const std::shared_ptr<progress::ChangeBatch<T>>* internal(std::size_t output) const {
+    auto it = std::lower_bound(internals.begin(), internals.end(), output,
+                               [](const auto& e, std::size_t o) { return e.first < o; });
+    return it != internals.end() && it->first == output ? &it->second : nullptr;
+  }
 };
 
 /// The capability that comes with a batch of received records at time `time()`. It can mint a
@@ -274,18 +287,19 @@ class InputCapability {
   /// \throws CapabilityError if the output does not exist, is not connected to this input, or
   /// no path summary `s` from this input to it has `s(this->time()) <= time`.
   [[nodiscard]] Capability<T> delayed(const T& time, std::size_t output = 0) const {
-    if (output >= connection_->internals.size())
+    if (output >= connection_->outputs)
       throw CapabilityError("timely: operator has no output " + std::to_string(output) +
                             " to mint a capability for");
-    for (const auto& summary : connection_->summaries[output])
-      if (auto reached = timely::results_in<T>(summary, time_); reached && timely::less_equal(*reached, time))
-        return Capability<T>(time, connection_->internals[output]);
-    if (connection_->summaries[output].empty())
+    const auto* summaries = connection_->summaries.get(output);
+    if (summaries == nullptr)
       throw CapabilityError("timely: input is not connected to output " + std::to_string(output) +
                             "; cannot mint a capability at " + describe(time));
+    for (const auto& summary : *summaries)
+      if (auto reached = timely::results_in<T>(summary, time_); reached && timely::less_equal(*reached, time))
+        return Capability<T>(time, *connection_->internal(output));
     // Name the earliest times the summaries allow, so the fix is obvious (e.g. a +1 connection).
     std::string earliest;
-    for (const auto& summary : connection_->summaries[output]) {
+    for (const auto& summary : *summaries) {
       auto reached = timely::results_in<T>(summary, time_);
       earliest +=
           (earliest.empty() ? "" : " or ") + (reached ? describe(*reached) : std::string("(overflow)"));
@@ -301,9 +315,10 @@ class InputCapability {
   /// Whether a session on output `output` may use this capability directly: the input reaches
   /// that output with exactly the identity summary.
   [[nodiscard]] bool identity_for(std::size_t output) const {
-    if (output >= connection_->summaries.size()) return false;
+    const auto* summaries = connection_->summaries.get(output);
+    if (summaries == nullptr) return false;
     const SummaryOf<T> identity{};
-    for (const auto& s : connection_->summaries[output])
+    for (const auto& s : *summaries)
       if (s == identity) return true;
     return false;
   }

@@ -351,8 +351,11 @@ class OperatorCore final : public OperatorCoreBase<T> {
 /// constructor that receives one initial capability per output (at the minimum time) and
 /// returns the logic to run at each scheduling.
 ///
-/// Connectivity defaults to the identity summary from every input to every output; frontier
-/// interest defaults to `Always` (the logic runs whenever an input frontier moves).
+/// Connectivity defaults to the identity summary from every input to every output, whatever
+/// order they were added in; `new_input_connection` and `new_output_connection` declare an input's
+/// or an output's connections instead (stored sparsely: an operator whose k inputs each reach
+/// one output costs k entries, not k * k). Frontier interest defaults to `Always` (the logic
+/// runs whenever an input frontier moves).
 template <Timestamp T>
 class OperatorBuilder {
  public:
@@ -379,10 +382,25 @@ class OperatorBuilder {
     return scheduling::SyncActivator(scope_.worker().activations()->sync(), scope_.address_of(index_));
   }
 
-  /// Adds an input reading `stream` through `pact`.
+  /// Adds an input reading `stream` through `pact`, connected to every existing output with the
+  /// identity summary (and to outputs added later by `new_output`).
   /// \throws BuildError if `stream` belongs to another scope.
   template <class D, class Pact>
   OperatorInput<T, D> new_input(const Stream<T, D>& stream, const Pact& pact) {
+    progress::PortConnectivity<Summary> connection;
+    for (std::size_t o = 0; o < outputs_; ++o) connection.insert(o, Summary{});
+    return new_input_connection(stream, pact, std::move(connection));
+  }
+
+  /// Adds an input reading `stream` through `pact` that reaches exactly the outputs named in
+  /// `connection`, `{{output, summaries}, ...}`, along those summaries; the outputs may be added
+  /// before or after it (as the reference's `new_input_connection`). Outputs added later with
+  /// `new_output` connect from it with the identity, as from every input.
+  /// \throws BuildError if `stream` belongs to another scope; `build` throws BuildError if
+  /// `connection` names an output that was never added.
+  template <class D, class Pact>
+  OperatorInput<T, D> new_input_connection(const Stream<T, D>& stream, const Pact& pact,
+                                           progress::PortConnectivity<Summary> connection) {
     if (!(stream.scope() == scope_))
       throw BuildError("operator '" + name_ + "': input stream belongs to another scope; use enter/leave");
     const std::size_t channel = scope_.worker().new_identifier();
@@ -393,8 +411,7 @@ class OperatorBuilder {
     auto state = std::make_shared<detail::InputState<T, D>>();
     state->puller = std::move(puller);
     notify_.push_back(progress::FrontierInterest::Always);
-    connectivity_.push_back(
-        std::vector<progress::Antichain<Summary>>(outputs_, progress::Antichain<Summary>(Summary{})));
+    connectivity_.push_back(std::move(connection));
     frontiers_.push_back(&state->frontier);
     connections_.push_back(&state->connection);
     publishers_.push_back(
@@ -402,13 +419,30 @@ class OperatorBuilder {
     return OperatorInput<T, D>(std::move(state));
   }
 
-  /// Adds an output; returns the handle the logic writes to and the stream it produces.
+  /// Adds an output, reached from every existing input with the identity summary; returns the
+  /// handle the logic writes to and the stream it produces.
   template <class D>
   std::pair<OperatorOutput<T, D>, Stream<T, D>> new_output() {
+    progress::PortConnectivity<Summary> connection;
+    for (std::size_t i = 0; i < connectivity_.size(); ++i) connection.insert(i, Summary{});
+    return new_output_connection<D>(std::move(connection));
+  }
+
+  /// Adds an output reached from exactly the existing inputs named in `connection`,
+  /// `{{input, summaries}, ...}`, along those summaries (as the reference's
+  /// `new_output_connection`); returns the handle the logic writes to and the stream it produces.
+  /// \throws BuildError if `connection` names an input that does not exist yet.
+  template <class D>
+  std::pair<OperatorOutput<T, D>, Stream<T, D>> new_output_connection(
+      progress::PortConnectivity<Summary> connection) {
+    if (connection.port_bound() > connectivity_.size())
+      throw BuildError("operator '" + name_ + "': output connection names input " +
+                       std::to_string(connection.port_bound() - 1) + ", but the operator has " +
+                       std::to_string(connectivity_.size()) + " inputs");
     auto state = std::make_shared<detail::OutputState<T, D>>();
     const std::size_t port = outputs_++;
     state->index = port;
-    for (auto& row : connectivity_) row.push_back(progress::Antichain<Summary>(Summary{}));
+    for (const auto& [input, summaries] : connection) connectivity_[input].add_port(port, summaries);
     internals_.push_back(state->internal);
     flushers_.push_back([state] { state->flush(); });
     publishers_.push_back([state, port](progress::SharedProgress<T>& p) {
@@ -421,9 +455,15 @@ class OperatorBuilder {
 
   /// Sets when frontier changes at `input` schedule the operator.
   void set_notify(std::size_t input, progress::FrontierInterest interest) { notify_.at(input) = interest; }
-  /// Declares the path summaries from `input` to `output` (empty: not connected).
+  /// Replaces the path summaries from `input` to `output` (empty: not connected).
+  /// \throws BuildError if either port does not exist.
   void set_connection(std::size_t input, std::size_t output, progress::Antichain<Summary> summaries) {
-    connectivity_.at(input).at(output) = std::move(summaries);
+    if (input >= connectivity_.size() || output >= outputs_)
+      throw BuildError("operator '" + name_ + "': set_connection(" + std::to_string(input) + ", " +
+                       std::to_string(output) + ") names a missing port; the operator has " +
+                       std::to_string(connectivity_.size()) + " inputs and " + std::to_string(outputs_) +
+                       " outputs");
+    connectivity_[input].set_port(output, std::move(summaries));
   }
 
   /// Installs the operator. `ctor(std::vector<Capability<T>> initial)` receives one capability
@@ -433,9 +473,18 @@ class OperatorBuilder {
   /// operator shut down once it holds nothing and its inputs are complete.
   template <class Ctor>
   void build(Ctor&& ctor) {
+    for (std::size_t i = 0; i < connectivity_.size(); ++i)
+      if (connectivity_[i].port_bound() > outputs_)
+        throw BuildError("operator '" + name_ + "': input " + std::to_string(i) + " is connected to output " +
+                         std::to_string(connectivity_[i].port_bound() - 1) + ", but the operator has " +
+                         std::to_string(outputs_) + " outputs");
+    // Each input's capabilities mint only for the outputs it reaches.
     for (std::size_t i = 0; i < connections_.size(); ++i) {
-      connections_[i]->internals = internals_;
+      connections_[i]->internals.clear();
+      for (const auto& [o, summaries] : connectivity_[i])
+        connections_[i]->internals.emplace_back(o, internals_[o]);
       connections_[i]->summaries = connectivity_[i];
+      connections_[i]->outputs = outputs_;
     }
     std::vector<Capability<T>> initial;
     initial.reserve(internals_.size());

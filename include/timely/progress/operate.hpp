@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/connectivity.hpp>
 #include <timely/progress/reachability.hpp>
 #include <timely/progress/timestamp.hpp>
 
@@ -69,7 +70,8 @@ class Operate {
   [[nodiscard]] virtual const std::string& name() const = 0;
   [[nodiscard]] virtual std::size_t inputs() const = 0;
   [[nodiscard]] virtual std::size_t outputs() const = 0;
-  /// `summary[input][output]`: path summaries from each input to each output.
+  /// Per input, the outputs it reaches and the path summaries along which it does (a missing
+  /// output: not connected).
   [[nodiscard]] virtual Connectivity<SummaryOf<T>> connectivity() const = 0;
   /// Per input: when frontier changes schedule this operator.
   [[nodiscard]] virtual std::vector<FrontierInterest> notify_me() const = 0;

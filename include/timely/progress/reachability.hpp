@@ -22,22 +22,12 @@
 
 #include <timely/error.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/connectivity.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/location.hpp>
 #include <timely/progress/timestamp.hpp>
 
 namespace timely::progress {
-
-/// Internal connectivity of an operator: `summary[input][output]` is the antichain of path
-/// summaries from that input to that output; empty means "this input cannot cause output there".
-template <class S>
-using Connectivity = std::vector<std::vector<Antichain<S>>>;
-
-/// Connectivity with the identity summary from every input to every output (the default).
-template <class S>
-Connectivity<S> identity_connectivity(std::size_t inputs, std::size_t outputs) {
-  return Connectivity<S>(inputs, std::vector<Antichain<S>>(outputs, Antichain<S>(S{})));
-}
 
 template <Timestamp T>
 class Tracker;
@@ -50,18 +40,19 @@ class Builder {
  public:
   using Summary = SummaryOf<T>;
 
-  /// Declares node `index` with its shape and connectivity (`summary[input][output]`).
+  /// Declares node `index` with its shape and connectivity (per input, the outputs it reaches).
   /// Node 0 is the scope boundary: `inputs` = scope outputs, `outputs` = scope inputs, and its
   /// connectivity is ignored. \throws timely::Error if the connectivity's shape is wrong.
   void add_node(std::size_t index, std::size_t inputs, std::size_t outputs, Connectivity<Summary> summary) {
-    if (index == 0) summary.assign(inputs, std::vector<Antichain<Summary>>(outputs));
+    if (index == 0) summary.assign(inputs, PortConnectivity<Summary>{});
     if (summary.size() != inputs)
       throw Error("reachability: node " + std::to_string(index) + " declares " + std::to_string(inputs) +
                   " inputs but its connectivity has " + std::to_string(summary.size()) + " rows");
-    for (const auto& row : summary)
-      if (row.size() != outputs)
-        throw Error("reachability: node " + std::to_string(index) + " has a connectivity row of " +
-                    std::to_string(row.size()) + " outputs, expected " + std::to_string(outputs));
+    for (std::size_t i = 0; i < inputs; ++i)
+      if (summary[i].port_bound() > outputs)
+        throw Error("reachability: node " + std::to_string(index) + " connects input " + std::to_string(i) +
+                    " to output " + std::to_string(summary[i].port_bound() - 1) + ", but it has " +
+                    std::to_string(outputs) + " outputs");
     if (nodes_.size() <= index) nodes_.resize(index + 1);
     nodes_[index] = Node{inputs, outputs, std::move(summary), {}};
     nodes_[index].edges.resize(outputs);
@@ -82,7 +73,9 @@ class Builder {
   /// non-advancing (Kahn's algorithm over locations, as in the reference's `is_acyclic`).
   [[nodiscard]] std::optional<std::string> non_advancing_cycle() const;
 
-  /// Builds the tracker and the scope's own summary `[scope input][scope output]`.
+  /// Builds the tracker and the scope's own summary (per scope input, the scope outputs it
+  /// reaches). Linear in locations, edges and connections (with one scope-output summary per
+  /// connected pair), not in their product.
   /// \throws timely::Error if a node index in `1..node_count()` was never added.
   [[nodiscard]] std::pair<Tracker<T>, Connectivity<Summary>> build() const;
 
@@ -354,8 +347,8 @@ std::optional<std::string> Builder<T>::non_advancing_cycle() const {
     const auto& node = nodes_[n];
     if (n != 0) {
       for (std::size_t i = 0; i < node.inputs; ++i)
-        for (std::size_t o = 0; o < node.outputs; ++o)
-          for (const auto& s : node.summary[i][o])
+        for (const auto& [o, summaries] : node.summary[i])
+          for (const auto& s : summaries)
             if (timely::less_equal(s, identity)) {
               out[tbase[n] + i].push_back(sbase[n] + o);
               ++in_degree[sbase[n] + o];
@@ -396,7 +389,6 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
   std::vector<Node> nodes = nodes_;
   nodes.resize(n_nodes);
   const std::size_t scope_outputs = nodes[0].inputs;
-  const std::size_t scope_inputs = nodes[0].outputs;
 
   // Reverse edges: for every target, the sources feeding it.
   std::vector<std::vector<std::vector<Source>>> upstream(n_nodes);
@@ -405,40 +397,49 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
     for (std::size_t o = 0; o < nodes[n].outputs; ++o)
       for (const auto& t : nodes[n].edges[o]) upstream[t.node][t.port].push_back(Source{n, o});
 
-  // summaries[loc][output]: antichain of summaries from each location to each scope output,
-  // found by a backward search from the scope outputs (the reference's summarize_outputs).
-  std::vector<std::vector<std::vector<Antichain<Summary>>>> tsum(n_nodes), ssum(n_nodes);
+  // Per node and output, the inputs that reach it: the backward search steps through these.
+  std::vector<std::vector<std::vector<std::pair<std::size_t, Summary>>>> reverse(n_nodes);
+  for (std::size_t n = 1; n < n_nodes; ++n) {
+    reverse[n].resize(nodes[n].outputs);
+    for (std::size_t i = 0; i < nodes[n].inputs; ++i)
+      for (const auto& [o, summaries] : nodes[n].summary[i])
+        for (const auto& s : summaries) reverse[n][o].emplace_back(i, s);
+  }
+
+  // tsum/ssum[node][port]: per location, the scope outputs it reaches with their summaries,
+  // found by a backward search from each scope output in turn (the reference's
+  // summarize_outputs). Searching one output at a time appends to each map in key order and
+  // touches only the locations that reach that output.
+  std::vector<std::vector<PortConnectivity<Summary>>> tsum(n_nodes), ssum(n_nodes);
   for (std::size_t n = 0; n < n_nodes; ++n) {
-    tsum[n].assign(nodes[n].inputs, std::vector<Antichain<Summary>>(scope_outputs));
-    ssum[n].assign(nodes[n].outputs, std::vector<Antichain<Summary>>(scope_outputs));
+    tsum[n].resize(nodes[n].inputs);
+    ssum[n].resize(nodes[n].outputs);
   }
   struct Item {
     Location loc;
-    std::size_t output;
     Summary summary;
   };
   std::vector<Item> work;
-  for (std::size_t j = 0; j < scope_outputs; ++j) work.push_back({Location::of(Target{0, j}), j, Summary{}});
-  while (!work.empty()) {
-    Item item = std::move(work.back());
-    work.pop_back();
-    auto& slot = item.loc.is_source ? ssum[item.loc.node][item.loc.port][item.output]
-                                    : tsum[item.loc.node][item.loc.port][item.output];
-    if (!slot.insert(item.summary)) continue;
-    if (!item.loc.is_source) {
-      for (const auto& s : upstream[item.loc.node][item.loc.port])
-        work.push_back({Location::of(s), item.output, item.summary});
-    } else if (item.loc.node != 0) {
-      const auto& node = nodes[item.loc.node];
-      for (std::size_t i = 0; i < node.inputs; ++i)
-        for (const auto& op : node.summary[i][item.loc.port])
+  for (std::size_t j = 0; j < scope_outputs; ++j) {
+    work.push_back({Location::of(Target{0, j}), Summary{}});
+    while (!work.empty()) {
+      Item item = std::move(work.back());
+      work.pop_back();
+      auto& slot =
+          item.loc.is_source ? ssum[item.loc.node][item.loc.port] : tsum[item.loc.node][item.loc.port];
+      if (!slot.insert(j, item.summary)) continue;
+      if (!item.loc.is_source) {
+        for (const auto& s : upstream[item.loc.node][item.loc.port])
+          work.push_back({Location::of(s), item.summary});
+      } else if (item.loc.node != 0) {
+        for (const auto& [i, op] : reverse[item.loc.node][item.loc.port])
           if (auto composed = timely::followed_by<T>(op, item.summary))
-            work.push_back({Location::of(Target{item.loc.node, i}), item.output, *composed});
+            work.push_back({Location::of(Target{item.loc.node, i}), *composed});
+      }
     }
   }
 
-  Connectivity<Summary> scope_summary(scope_inputs, std::vector<Antichain<Summary>>(scope_outputs));
-  for (std::size_t i = 0; i < scope_inputs; ++i) scope_summary[i] = ssum[0][i];
+  Connectivity<Summary> scope_summary(ssum[0].begin(), ssum[0].end());
 
   Tracker<T> tracker;
   tracker.cap_counts_.assign(n_nodes, 0);
@@ -465,11 +466,11 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
       tracker.locations_[id] = Location::of(Target{n, i});
       tracker.link_start_[id] = static_cast<std::uint32_t>(tracker.links_.size());
       if (n == 0) continue;  // child zero: its pointstamps are the parent's business
-      for (std::size_t o = 0; o < node.outputs; ++o)
-        for (const auto& s : node.summary[i][o])
+      for (const auto& [o, summaries] : node.summary[i])
+        for (const auto& s : summaries)
           tracker.links_.push_back({tracker.sbase_[n] + static_cast<std::uint32_t>(o), s});
-      for (std::size_t j = 0; j < scope_outputs; ++j)
-        for (const auto& s : tsum[n][i][j]) tracker.ports_[id].output_summaries.emplace_back(j, s);
+      for (const auto& [j, summaries] : tsum[n][i])
+        for (const auto& s : summaries) tracker.ports_[id].output_summaries.emplace_back(j, s);
     }
     for (std::size_t o = 0; o < node.outputs; ++o) {
       const auto id = tracker.sbase_[n] + o;
@@ -478,8 +479,8 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
       for (const auto& t : node.edges[o])
         tracker.links_.push_back({tracker.tbase_[t.node] + static_cast<std::uint32_t>(t.port), Summary{}});
       if (n == 0) continue;
-      for (std::size_t j = 0; j < scope_outputs; ++j)
-        for (const auto& s : ssum[n][o][j]) tracker.ports_[id].output_summaries.emplace_back(j, s);
+      for (const auto& [j, summaries] : ssum[n][o])
+        for (const auto& s : summaries) tracker.ports_[id].output_summaries.emplace_back(j, s);
     }
   }
   tracker.link_start_[count] = static_cast<std::uint32_t>(tracker.links_.size());

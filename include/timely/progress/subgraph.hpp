@@ -241,10 +241,10 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
                      "; a loop must advance timestamps (use a feedback edge with a non-zero summary)");
   auto [tracker, summary] = graph.build();
   tracker_ = std::move(tracker);
-  connectivity_.assign(scope_inputs, std::vector<Antichain<SummaryOf<TOuter>>>(scope_outputs));
+  connectivity_.assign(scope_inputs, PortConnectivity<SummaryOf<TOuter>>{});
   for (std::size_t i = 0; i < scope_inputs; ++i)
-    for (std::size_t j = 0; j < scope_outputs; ++j)
-      for (const auto& s : summary[i][j]) connectivity_[i][j].insert(R::summarize(s));
+    for (const auto& [j, summaries] : summary[i])
+      for (const auto& s : summaries) connectivity_[i].insert(j, R::summarize(s));
 
   // Initial capabilities are common knowledge (every worker seeds peers() per output at the
   // minimum): they go straight into the tracker and are never exchanged.

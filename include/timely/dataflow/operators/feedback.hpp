@@ -43,9 +43,10 @@ class FeedbackHandle {
   void connect_loop(const Stream<T, D>& stream) {
     if (!builder_) throw BuildError("connect_loop: this feedback edge is already connected");
     auto builder = std::move(builder_);
-    auto input = builder->new_input(stream, Pipeline{});
+    // The one input reaches the one output along the loop's summary, not the identity.
+    auto input =
+        builder->new_input_connection(stream, Pipeline{}, {{0, progress::Antichain<SummaryOf<T>>(summary_)}});
     builder->set_notify(0, progress::FrontierInterest::Never);
-    builder->set_connection(0, 0, progress::Antichain<SummaryOf<T>>(summary_));
     builder->build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), output = std::move(output_), summary = summary_]() mutable {
         input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
