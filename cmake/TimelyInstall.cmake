@@ -58,6 +58,10 @@ foreach(dir IN LISTS _timely_boost_includes)
     string(APPEND TIMELY_PC_EXTRA_CFLAGS " -I${dir}")
   endif()
 endforeach()
+# The library was built with the progress validator: its users must see the same definition.
+if(TIMELY_VALIDATE_PROGRESS)
+  string(APPEND TIMELY_PC_EXTRA_CFLAGS " -DTIMELY_VALIDATE_PROGRESS")
+endif()
 configure_file("${CMAKE_CURRENT_LIST_DIR}/timely.pc.in" "${PROJECT_BINARY_DIR}/timely.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/timely.pc"
   DESTINATION "${TIMELY_INSTALL_PKGCONFIGDIR}"

@@ -1,10 +1,10 @@
 /// \file
 /// The exception types of the dataflow layer: `CapabilityError`, `BuildError`, `PactError`,
-/// `InputError`, `DataflowError` and `HelpRequested`, with the shared ones (`timely::Error`,
-/// `ConfigError`, `WorkerAborted`, `communication::NetworkError`) from the communication library
-/// below it (timely/communication/error.hpp). Every user contract violation or bad input throws a
-/// subclass of `timely::Error` whose message names the values involved; the library never exits
-/// or prints on its own.
+/// `InputError`, `ProgressError`, `DataflowError` and `HelpRequested`, with the shared ones
+/// (`timely::Error`, `ConfigError`, `WorkerAborted`, `communication::NetworkError`) from the
+/// communication library below it (timely/communication/error.hpp). Every user contract violation
+/// or bad input throws a subclass of `timely::Error` whose message names the values involved; the
+/// library never exits or prints on its own.
 ///
 /// Source: the reference panics in these places (SEMANTICS.md §4.4, §7.7); we throw instead so an
 /// embedding application can recover. All types are thread-safe to throw and copy.
@@ -41,6 +41,15 @@ class PactError : public Error {
 
 /// An input handle was misused (time moved backwards, data sent after close).
 class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An operator broke the progress protocol: it reported a capability or records at a time it
+/// could not justify, dropped a capability more often than it held it, or received frontier
+/// changes after it was shut down. Thrown by the progress validator (progress/validate.hpp,
+/// debug builds) and, for the last case, always.
+class ProgressError : public Error {
  public:
   using Error::Error;
 };

@@ -35,6 +35,7 @@
 #include <timely/progress/operate.hpp>
 #include <timely/progress/reachability.hpp>
 #include <timely/progress/timestamp.hpp>
+#include <timely/progress/validate.hpp>
 #include <timely/scheduling/activations.hpp>
 #include <timely/worker_state.hpp>
 
@@ -181,6 +182,8 @@ class Subgraph final : public Operate<TOuter> {
   std::vector<MutableAntichain<TOuter>> output_capabilities_;
   Connectivity<SummaryOf<TOuter>> connectivity_;
   SharedProgress<TOuter> progress_;
+  // Operator names for errors; the checks run only when `validate_progress` (validate.hpp).
+  ProgressValidator<TInner> validator_;
 };
 
 /// Adapts a top-level scope to the worker's `Schedulable`.
@@ -203,7 +206,8 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
       channels_(std::move(builder.channels_)),
       inputs_(std::move(builder.inputs_)),
       output_capabilities_(builder.outputs_),
-      progress_(inputs_.size(), builder.outputs_) {
+      progress_(inputs_.size(), builder.outputs_),
+      validator_(name_, address_) {
   const std::size_t n = builder.children_.size() + 1;
   const std::size_t scope_inputs = inputs_.size();
   const std::size_t scope_outputs = output_capabilities_.size();
@@ -225,6 +229,8 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
     child.edges.resize(op->outputs());
     child.global = builder.children_[i - 1].global;
     graph.add_node(i, op->inputs(), op->outputs(), op->connectivity());
+    validator_.add_operator(i, op->name(),
+                            validate_progress ? op->connectivity() : Connectivity<SummaryOf<TInner>>{});
     if (logger_) {
       auto path = address_;
       path.push_back(i);
@@ -253,6 +259,7 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
     for (std::size_t o = 0; o < internals.size(); ++o)
       internals[o].drain([&](const TInner& t, std::int64_t d) {
         tracker_.update_source(Source{i, o}, t, d);
+        if constexpr (validate_progress) validator_.fold_source(Source{i, o}, t, d);
       });
   }
   // What the contents imply at the scope outputs are the scope's own initial capabilities.
@@ -338,6 +345,7 @@ void Subgraph<TOuter, TInner>::route_pointstamp(const Pointstamp<TInner>& key, s
       progress_.produceds[loc.port].update(R::to_outer(time), diff);  // records sent out
   } else if (loc.is_source) {
     tracker_.update_source(Source{loc.node, loc.port}, time, diff);
+    if constexpr (validate_progress) validator_.fold_source(Source{loc.node, loc.port}, time, diff);
   } else {
     tracker_.update_target(Target{loc.node, loc.port}, time, diff);
   }
@@ -348,6 +356,8 @@ requires RefinesTo<TInner, TOuter>
 void Subgraph<TOuter, TInner>::propagate_pointstamps() {
   final_pointstamp_.drain(
       [&](const Pointstamp<TInner>& key, std::int64_t diff) { route_pointstamp(key, diff); });
+  // Everything received this scheduling is folded in: no output may hold fewer than nothing.
+  if constexpr (validate_progress) validator_.check_counts();
   tracker_.propagate_all();
 
   touched_.clear();
@@ -358,8 +368,11 @@ void Subgraph<TOuter, TInner>::propagate_pointstamps() {
     if (node == 0) return;  // a scope output: reported through output_changes below
     auto& child = children_[node];
     if (!child.op)
-      throw Error("timely: scope '" + name_ + "': frontier change for operator " + std::to_string(node) +
-                  " after it was shut down (progress protocol violated)");
+      throw ProgressError("timely: progress error in scope '" + name_ +
+                          "': " + validator_.describe_operator(node) + " was shut down, but its input " +
+                          std::to_string(port) + " sees a frontier change at time " + describe(time) +
+                          " by " + std::to_string(diff) +
+                          " (some operator reported progress it did not hold)");
     auto& frontier = child.progress->frontiers[port];
     // Usually a handful of entries (an operator that never reads them keeps their sum): keep it
     // compact as we go rather than re-sorting a long tail later.
@@ -402,6 +415,13 @@ void Subgraph<TOuter, TInner>::run_child(std::size_t index) {
       --incomplete_count_;
     child.incomplete = incomplete;
   }
+  if constexpr (validate_progress)
+    validator_.check_batch(
+        index, *child.progress,
+        [&](std::size_t output) -> const Antichain<TInner>& {
+          return tracker_.implications(Location::of(Source{index, output}));
+        },
+        local_pointstamp_, final_pointstamp_);
   extract_progress(index);
   if (!incomplete && tracker_.inputs_complete(index) && tracker_.capability_count(index) == 0) {
     // Nothing can reach this operator any more and it holds nothing: drop it.
