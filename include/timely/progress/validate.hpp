@@ -26,6 +26,7 @@
 /// safety condition the justification rule preserves). Thread-safety: none; one per subgraph.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -52,18 +53,6 @@ inline constexpr bool validate_progress = true;
 inline constexpr bool validate_progress = false;
 #endif
 
-namespace detail {
-// The summaries from one input (a row of `Connectivity`) to `output`, or null when that input
-// does not reach it; for sparse rows (`get`) and dense ones (an antichain per output) alike.
-template <class Row>
-const auto* summaries_to(const Row& row, std::size_t output) {
-  if constexpr (requires { row.get(output); })
-    return row.get(output);
-  else
-    return output < row.size() && !row[output].empty() ? &row[output] : nullptr;
-}
-}  // namespace detail
-
 /// The progress checks of one scope instance (see the file comment).
 ///
 /// \tparam T the scope's timestamp type.
@@ -79,7 +68,15 @@ class ProgressValidator {
   /// Registers operator `index` with its name and connectivity (before the first check).
   void add_operator(std::size_t index, std::string name, Connectivity<Summary> connectivity) {
     if (operators_.size() <= index) operators_.resize(index + 1);
-    operators_[index] = Operator{std::move(name), std::move(connectivity)};
+    Operator op{std::move(name), std::move(connectivity), {}};
+    // Per output, the inputs that reach it: a check then costs the connections of one output,
+    // not one look-up per input (an operator with k ports would cost k^2 per scheduling).
+    for (std::size_t i = 0; i < op.connectivity.size(); ++i)
+      for (const auto& [output, summaries] : op.connectivity[i]) {
+        if (op.reaching.size() <= output) op.reaching.resize(output + 1);
+        op.reaching[output].push_back(i);
+      }
+    operators_[index] = std::move(op);
   }
 
   /// The name and address of operator `index`, for messages: `'Map' at [0, 3]`.
@@ -126,6 +123,7 @@ class ProgressValidator {
   void check_batch(std::size_t index, SharedProgress<T>& progress, Implications&& implications,
                    ChangeBatch<Pointstamp<T>>& unsent_local, ChangeBatch<Pointstamp<T>>& unsent_final) {
     for (auto& consumed : progress.consumeds) consumed.compact();
+    unsent_indexed_ = false;
     for (std::size_t o = 0; o < progress.internals.size(); ++o) {
       for (const auto& [time, diff] : progress.internals[o].view())
         if (diff > 0)
@@ -141,6 +139,8 @@ class ProgressValidator {
   struct Operator {
     std::string name;
     Connectivity<Summary> connectivity;
+    // reaching[o]: the inputs connected to output o.
+    std::vector<std::vector<std::size_t>> reaching;
   };
 
   template <class Implications>
@@ -148,26 +148,37 @@ class ProgressValidator {
                  SharedProgress<T>& progress, Implications& implications,
                  ChangeBatch<Pointstamp<T>>& unsent_local, ChangeBatch<Pointstamp<T>>& unsent_final) const {
     // A record consumed in this batch at an input that reaches `output` no later than `time`.
-    const auto& connectivity = operators_[index].connectivity;
-    for (std::size_t i = 0; i < progress.consumeds.size(); ++i) {
-      const auto* summaries =
-          i < connectivity.size() ? detail::summaries_to(connectivity[i], output) : nullptr;
-      if (!summaries) continue;
-      for (const auto& [t0, n] : progress.consumeds[i].raw()) {
-        if (n <= 0) continue;
-        for (const auto& s : *summaries)
-          if (auto reached = timely::results_in<T>(s, t0); reached && timely::less_equal(*reached, time))
-            return;
+    const auto& op = operators_[index];
+    if (output < op.reaching.size())
+      for (const std::size_t i : op.reaching[output]) {
+        const auto* summaries = op.connectivity[i].get(output);
+        if (i >= progress.consumeds.size() || !summaries) continue;
+        for (const auto& [t0, n] : progress.consumeds[i].raw()) {
+          if (n <= 0) continue;
+          for (const auto& s : *summaries)
+            if (auto reached = timely::results_in<T>(s, t0); reached && timely::less_equal(*reached, time))
+              return;
+        }
       }
-    }
     // What the tracker knows could still reach `output`, capabilities held there included.
     const Antichain<T>& implied = implications(output);
     if (implied.less_equal(time)) return;
     // A capability this worker holds at `output` whose creation is not broadcast yet.
+    // Indexed by location once per batch, on first need: a scan per delta would be quadratic.
+    if (!unsent_indexed_) {
+      unsent_.clear();
+      for (auto* batch : {&unsent_local, &unsent_final})
+        for (const auto& [key, count] : batch->view())
+          if (count > 0) unsent_.push_back(&key);
+      std::sort(unsent_.begin(), unsent_.end(),
+                [](const auto* a, const auto* b) { return a->first < b->first; });
+      unsent_indexed_ = true;
+    }
     const Location at = Location::of(Source{index, output});
-    for (auto* batch : {&unsent_local, &unsent_final})
-      for (const auto& [key, count] : batch->view())
-        if (count > 0 && key.first == at && timely::less_equal(key.second, time)) return;
+    auto first = std::lower_bound(unsent_.begin(), unsent_.end(), at,
+                                  [](const auto* key, const Location& l) { return key->first < l; });
+    for (; first != unsent_.end() && (*first)->first == at; ++first)
+      if (timely::less_equal((*first)->second, time)) return;
 
     std::string consumed;
     for (std::size_t i = 0; i < progress.consumeds.size(); ++i)
@@ -193,6 +204,8 @@ class ProgressValidator {
   // Capabilities per operator output and time, as folded into the tracker (zeros removed).
   std::map<std::pair<Source, T>, std::int64_t> counts_;
   std::vector<std::pair<Source, T>> negative_;  // keys that went negative since the last check
+  std::vector<const Pointstamp<T>*> unsent_;    // positive unsent entries, by location
+  bool unsent_indexed_ = false;
 };
 
 }  // namespace timely::progress
