@@ -146,7 +146,7 @@ class ProgressValidator {
   template <class Implications>
   void check_one(std::size_t index, std::size_t output, const T& time, std::int64_t diff, const char* what,
                  SharedProgress<T>& progress, Implications& implications,
-                 ChangeBatch<Pointstamp<T>>& unsent_local, ChangeBatch<Pointstamp<T>>& unsent_final) const {
+                 ChangeBatch<Pointstamp<T>>& unsent_local, ChangeBatch<Pointstamp<T>>& unsent_final) {
     // A record consumed in this batch at an input that reaches `output` no later than `time`.
     const auto& op = operators_[index];
     if (output < op.reaching.size())
