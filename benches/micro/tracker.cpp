@@ -100,7 +100,9 @@ void BM_Tracker_ChainBuild(benchmark::State& state) {
 void BM_Tracker_LoopRound(benchmark::State& state) {
   Builder<Time> builder;
   builder.add_node(0, 0, 0, {});
-  builder.add_node(1, 1, 1, {{timely::progress::Antichain<Summary>(Summary{1})}});
+  builder.add_node(
+      1, 1, 1,
+      timely::progress::Connectivity<Summary>{{{0, timely::progress::Antichain<Summary>(Summary{1})}}});
   builder.add_node(2, 1, 1, identity_connectivity<Summary>(1, 1));
   builder.add_edge(Source{1, 0}, Target{2, 0});
   builder.add_edge(Source{2, 0}, Target{1, 0});
