@@ -159,7 +159,8 @@ TEST_CASE("codecs round-trip numbers, strings, pairs, tuples, vectors, products 
   using D = std::tuple<std::string, double, bool, std::vector<std::int16_t>, std::pair<Point, Color>,
                        timely::Unit, char, std::int8_t>;
   CHECK(timely::communication::Codec<T>::name() == "product<u64,u32>");
-  CHECK(timely::communication::Codec<D>::name() == "tuple<string,f64,bool,vec<i16>,pair<raw8,enum:u16>,unit,char,i8>");
+  CHECK(timely::communication::Codec<D>::name() ==
+        "tuple<string,f64,bool,vec<i16>,pair<raw8,enum:u16>,unit,char,i8>");
   const std::vector<cap::Event<T, D>> events = {
       cap::ProgressEvent<T>{{{T{0, 0}, -1}, {T{3, 1}, 1}, {T{1, 9}, 1}}},
       cap::MessagesEvent<T, D>{T{3, 1},

@@ -48,7 +48,8 @@ int main() {
       sum += s;
     }
     const bool version_matches = std::string_view(timely::version_string) == TIMELY_CONSUMER_EXPECTED_VERSION;
-    std::cout << "version=" << timely::version_string << " workers=" << per_worker.size() << " records=" << records << " sum=" << sum << "\n";
+    std::cout << "version=" << timely::version_string << " workers=" << per_worker.size()
+              << " records=" << records << " sum=" << sum << "\n";
     // Each of the 2 workers sends 2 * (1 + ... + 20) = 420 in total.
     return (version_matches && records == 2 * kCount && sum == 2 * kCount * (kCount + 1)) ? 0 : 1;
   } catch (const std::exception& e) {

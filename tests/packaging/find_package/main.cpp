@@ -60,8 +60,8 @@ int main() {
     }
     const bool version_matches = std::string_view(timely::version_string) == TIMELY_CONSUMER_EXPECTED_VERSION;
     std::cout << "package version " << TIMELY_CONSUMER_EXPECTED_VERSION << "\n";
-    std::cout << "version=" << timely::version_string << " workers=" << tallies.size() << " received=" << received << " misrouted=" << misrouted
-              << "\n";
+    std::cout << "version=" << timely::version_string << " workers=" << tallies.size()
+              << " received=" << received << " misrouted=" << misrouted << "\n";
     return (version_matches && received == 2 * kRounds * kPerRound && misrouted == 0) ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -31,7 +31,8 @@ namespace timely::dataflow::operators {
 namespace detail {
 /// The one merging operator behind `concat` and `concatenate`; `name` is what logging shows.
 template <Timestamp T, class D>
-Stream<T, D> merge_streams(const Scope<T>& scope, const std::vector<Stream<T, D>>& streams, std::string name) {
+Stream<T, D> merge_streams(const Scope<T>& scope, const std::vector<Stream<T, D>>& streams,
+                           std::string name) {
   OperatorBuilder<T> builder(scope, std::move(name));
   std::vector<OperatorInput<T, D>> inputs;
   inputs.reserve(streams.size());

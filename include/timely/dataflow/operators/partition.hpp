@@ -26,8 +26,8 @@
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/error.hpp>
 #include <timely/describe.hpp>
+#include <timely/error.hpp>
 
 namespace timely::dataflow::operators {
 

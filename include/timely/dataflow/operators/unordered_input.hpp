@@ -38,8 +38,8 @@
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/error.hpp>
 #include <timely/describe.hpp>
+#include <timely/error.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {
