@@ -53,7 +53,10 @@ struct Unary {
   Stream<T, DOut> operator()(const Stream<T, DIn>& stream) const {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto input = builder.new_input(stream, pact);
-    auto [output, out_stream] = builder.template new_output<DOut>();
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    auto made = builder.template new_output<DOut>();
+    auto& output = made.first;
+    auto& out_stream = made.second;
     builder.set_notify(0, interest);
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>> caps) {
@@ -132,7 +135,10 @@ struct Binary {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto in1 = builder.new_input(stream, pact1);
     auto in2 = builder.new_input(other, pact2);
-    auto [output, out_stream] = builder.template new_output<DOut>();
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    auto made = builder.template new_output<DOut>();
+    auto& output = made.first;
+    auto& out_stream = made.second;
     builder.set_notify(0, interest);
     builder.set_notify(1, interest);
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
@@ -258,7 +264,10 @@ auto binary_notify(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, st
 template <class DOut, Timestamp T, class Ctor>
 Stream<T, DOut> source(Scope<T>& scope, std::string name, Ctor ctor) {
   OperatorBuilder<T> builder(scope, std::move(name));
-  auto [output, stream] = builder.template new_output<DOut>();
+  // Not a structured binding: clang before 16 cannot capture one in a lambda.
+  auto made = builder.template new_output<DOut>();
+  auto& output = made.first;
+  auto& stream = made.second;
   OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
   builder.build([&](std::vector<Capability<T>> caps) {
     if constexpr (!std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>) {
