@@ -8,10 +8,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <ranges>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 
@@ -54,13 +55,14 @@ int main(int argc, char** argv) {
       const std::size_t index = worker.index();
       Writer writer(connect(base, index));
       worker.dataflow<Time>([&](auto& scope) {
-        to_stream(scope, std::views::iota(std::uint64_t{0}, std::uint64_t{10})) |
-            delay_total([](const std::uint64_t& x, const Time&) { return Time{x}; }) |
-            inspect_time([](const Time& t, const std::uint64_t& x) {
-              std::printf("sent: %llu %llu\n", static_cast<unsigned long long>(t),
-                          static_cast<unsigned long long>(x));
-            }) |
-            capture_into(std::move(writer));
+        std::vector<std::uint64_t> records(10);
+        std::iota(records.begin(), records.end(), std::uint64_t{0});
+        to_stream(scope, std::move(records)) | delay_total([](const std::uint64_t& x, const Time&) {
+          return Time{x};
+        }) | inspect_time([](const Time& t, const std::uint64_t& x) {
+          std::printf("sent: %llu %llu\n", static_cast<unsigned long long>(t),
+                      static_cast<unsigned long long>(x));
+        }) | capture_into(std::move(writer));
       });
     });
     std::printf("capture_send: %zu workers sent 10 records each to %s..%s\n", config.workers,

@@ -139,8 +139,12 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const timely::Stream<Time, Edge
                                      timely::Exchange{[](const Edge& e) { return std::uint64_t{e.first}; }});
     auto share_in =
         builder.new_input(cycle, timely::Exchange{[](const Share& s) { return std::uint64_t{s.to}; }});
-    auto [share_out, shares] = builder.template new_output<Share>();
-    auto [rank_out, ranked] = builder.template new_output<Ranked>();
+    auto share_out_made = builder.template new_output<Share>();
+    auto& share_out = share_out_made.first;
+    auto& shares = share_out_made.second;
+    auto rank_out_made = builder.template new_output<Ranked>();
+    auto& rank_out = rank_out_made.first;
+    auto& ranked = rank_out_made.second;
 
     detail::State state;
     state.nodes = nodes;

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Checks the one direction of dependency between timely's libraries (ARCHITECTURE.md §1):
-#   container <- logging <- communication <- core
-# A public header of a lower library may include only headers of its own or lower libraries
-# that it really uses (today container, logging and communication each use only their own),
+# container, logging and communication each include only their own headers; core uses all three.
 # Boost.Asio may appear only in src/communication/, the wire format only in its own header
 # (the dataflow layer sees the allocator facade, not frames), and of Boost.PFR only its core.
 set -euo pipefail

@@ -34,8 +34,12 @@ int main(int argc, char** argv) {
     worker.dataflow<Time>([&](auto& scope) {
       timely::OperatorBuilder<Time> builder(scope, "Rules");
       auto input = builder.new_input(to_stream(scope, one), timely::Pipeline{});
-      auto [out0, stream0] = builder.new_output<int>();
-      auto [out1, stream1] = builder.new_output<int>();
+      auto out0_made = builder.new_output<int>();
+      auto& out0 = out0_made.first;
+      auto& stream0 = out0_made.second;
+      auto out1_made = builder.new_output<int>();
+      auto& out1 = out1_made.first;
+      auto& stream1 = out1_made.second;
       builder.set_connection(0, 1, timely::progress::Antichain<Time>(Time{1}));  // input -> output 1: +1
 
       builder.build([&, input, out0, out1](std::vector<timely::Capability<Time>> initial) mutable {

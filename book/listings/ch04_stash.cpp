@@ -29,7 +29,9 @@ timely::Stream<Time, Summary> summarize(const timely::Stream<Time, Reading>& rea
   timely::OperatorBuilder<Time> builder(readings.scope(), "Summarize");
   auto route = [](const Reading& r) { return static_cast<std::uint64_t>(std::hash<std::string>{}(r.first)); };
   auto input = builder.new_input(readings, timely::Exchange{route});
-  auto [output, stream] = builder.new_output<Summary>();
+  auto output_made = builder.new_output<Summary>();
+  auto& output = output_made.first;
+  auto& stream = output_made.second;
 
   // The constructor receives one capability per output, at time 0. The operator keeps it in a
   // CapabilitySet and moves the set along with the input frontier, so it always holds a

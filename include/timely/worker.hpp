@@ -78,10 +78,10 @@ class Worker {
     using R = std::invoke_result_t<F&, dataflow::Scope<T>&>;
     if constexpr (std::is_void_v<R>) {
       builder(scope);
-      install(index, std::make_unique<progress::Dataflow<T>>(std::move(sub)));
+      install(index, progress::build_dataflow<T>(std::move(sub)));
     } else {
       R result = builder(scope);
-      install(index, std::make_unique<progress::Dataflow<T>>(std::move(sub)));
+      install(index, progress::build_dataflow<T>(std::move(sub)));
       return result;
     }
   }
@@ -135,10 +135,8 @@ class Worker {
     std::unique_ptr<progress::Schedulable> root;
     std::vector<std::size_t> channels;
   };
-  template <Timestamp T>
-  void install(std::size_t index, std::unique_ptr<progress::Dataflow<T>> sub) {
-    auto channels = sub->channels();
-    dataflows_.emplace(index, Installed{std::move(sub), std::move(channels)});
+  void install(std::size_t index, progress::BuiltDataflow built) {
+    dataflows_.emplace(index, Installed{std::move(built.root), std::move(built.channels)});
   }
 
   std::unique_ptr<WorkerState> state_;

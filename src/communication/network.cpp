@@ -13,7 +13,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <iostream>
 #include <map>
 #include <thread>
 #include <utility>
@@ -258,7 +257,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   }
 
   void report(const std::string& line) const {
-    if (config_.report) std::cerr << "timely: " << line << std::endl;
+    if (config_.report) config_.report(line);
   }
 
   void join() {

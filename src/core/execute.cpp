@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
+#include <string>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -110,7 +112,8 @@ Config Config::from_args(int argc, const char* const* argv) {
   config.process_index = parsed.process;
   if (!parsed.hostfile.empty())
     config.addresses = communication::read_hostfile(parsed.hostfile, parsed.processes);
-  config.network.report = parsed.report;
+  if (parsed.report)
+    config.network.report = [](const std::string& line) { std::cerr << "timely: " << line << std::endl; };
   config.network.zerocopy = parsed.zerocopy;
   config.network.connect_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(parsed.connect_timeout * 1000.0 + 0.5));

@@ -4,17 +4,24 @@
 // This binary links timely::communication only.
 #include <timely/communication/initialize.hpp>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include <timely/communication/codec.hpp>
 #include <timely/communication/error.hpp>
+#include <timely/communication/hostfile.hpp>
 
 #include "support/catch.hpp"
 
@@ -179,4 +186,77 @@ TEST_CASE("initialize rejects zero workers and a process index beyond the proces
   config.cluster.processes = 2;
   config.cluster.process = 2;
   CHECK_THROWS_AS(initialize(config, [](Allocator&) {}), timely::ConfigError);
+}
+
+namespace {
+
+/// `n` loopback addresses on ports the kernel chose as free (bound to port 0, then released; a
+/// program that takes one in between makes the test fail with a connect error, not hang).
+std::vector<Address> free_loopback_addresses(std::size_t n) {
+  std::vector<Address> addresses;
+  std::vector<int> sockets;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    addresses.push_back(Address{"127.0.0.1", ntohs(addr.sin_port)});
+    sockets.push_back(fd);
+  }
+  for (const int fd : sockets) ::close(fd);
+  return addresses;
+}
+
+bool has_line_starting(const std::vector<std::string>& lines, const std::string& prefix) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+}
+
+}  // namespace
+
+TEST_CASE("two processes connect over loopback and report their connection events to the callback",
+          "[communication][initialize]") {
+  const auto addresses = free_loopback_addresses(2);
+  std::vector<std::vector<std::string>> lines(2);
+  std::vector<Seen> seen(2);
+  std::vector<std::exception_ptr> errors(2);
+  std::vector<std::thread> processes;
+  for (std::size_t p = 0; p < 2; ++p) {
+    processes.emplace_back([&, p] {
+      try {
+        Config config;
+        config.workers = 1;
+        config.cluster.processes = 2;
+        config.cluster.process = p;
+        config.cluster.addresses = addresses;
+        config.cluster.connect_timeout = 20s;
+        config.cluster.report = [&lines, p](const std::string& line) { lines[p].push_back(line); };
+        auto results = initialize(config, [](Allocator& a) { return exchange_round(a); });
+        seen[p] = std::move(results.at(0));
+      } catch (...) {
+        errors[p] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : processes) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (std::size_t p = 0; p < 2; ++p) {
+    INFO("process " << p);
+    CHECK(seen[p].index == p);
+    CHECK(seen[p].peers == 2);
+    CHECK(seen[p].messages.size() == 2);
+    CHECK(seen[p].broadcasts == std::vector<int>{0, 1});
+    CHECK(has_line_starting(lines[p],
+                            "process " + std::to_string(p) + " listening on " + addresses[p].to_string()));
+  }
+  // The one link between them: one process connected, the other accepted.
+  CHECK(has_line_starting(lines[0], "connected to") != has_line_starting(lines[1], "connected to"));
+  CHECK(has_line_starting(lines[0], "accepted") != has_line_starting(lines[1], "accepted"));
+  CHECK(has_line_starting(lines[0], "connected to") != has_line_starting(lines[0], "accepted"));
 }

@@ -22,7 +22,7 @@ TEST_CASE("capabilities: delayed, downgrade and their try_ twins", "[conformance
   timely::execute_directly([](timely::Worker& worker) {
     worker.dataflow<Time>([&](auto& scope) {
       timely::dataflow::OperatorBuilder<Time> builder(scope, "Caps");
-      auto [out, stream] = builder.template new_output<int>();
+      auto out_made = builder.template new_output<int>();
       builder.build([&](std::vector<timely::dataflow::Capability<Time>> caps) {
         auto cap = std::move(caps[0]);
         CHECK(cap.time() == 0);
@@ -53,8 +53,9 @@ TEST_CASE("a capability used on another output throws", "[conformance][capabilit
     timely::execute(timely::Config::process(workers), [](timely::Worker& worker) {
       worker.dataflow<Time>([&](auto& scope) {
         timely::dataflow::OperatorBuilder<Time> builder(scope, "TwoOutputs");
-        auto [first, s1] = builder.template new_output<int>();
-        auto [second, s2] = builder.template new_output<int>();
+        auto first_made = builder.template new_output<int>();
+        auto second_made = builder.template new_output<int>();
+        auto& second = second_made.first;
         builder.build([&](std::vector<timely::dataflow::Capability<Time>> caps) {
           return [caps = std::move(caps), second = std::move(second)]() mutable {
             if (!caps.empty()) {
@@ -80,8 +81,9 @@ TEST_CASE("input capabilities mint along the input's summaries only", "[conforma
       auto stream = input.to_stream(scope);
       timely::dataflow::OperatorBuilder<Time> builder(scope, "Summaries");
       auto in = builder.new_input(stream, timely::dataflow::Pipeline{});
-      auto [plus_two, a] = builder.template new_output<int>();
-      auto [unconnected, b] = builder.template new_output<int>();
+      auto plus_two_made = builder.template new_output<int>();
+      auto& plus_two = plus_two_made.first;
+      auto unconnected_made = builder.template new_output<int>();
       builder.set_connection(0, 0, timely::progress::Antichain<Time>(2));
       builder.set_connection(0, 1, timely::progress::Antichain<Time>{});
       builder.build([&](std::vector<timely::dataflow::Capability<Time>>) {

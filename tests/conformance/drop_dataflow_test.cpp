@@ -38,7 +38,6 @@ struct Seen {
   bool send_refused = false;
   std::size_t second_index = 0;
   std::vector<std::pair<Time, int>> second_records;  // what the second dataflow delivered here
-  friend bool operator==(const Seen&, const Seen&) = default;
 };
 
 template <class F>

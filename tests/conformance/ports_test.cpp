@@ -45,7 +45,9 @@ std::vector<Stream<Time, std::uint64_t>> source(Scope<Time>& scope, std::size_t 
   std::vector<OperatorOutput<Time, std::uint64_t>> outputs;
   std::vector<Stream<Time, std::uint64_t>> streams;
   for (std::size_t i = 0; i < k; ++i) {
-    auto [output, stream] = builder.template new_output<std::uint64_t>();
+    auto output_made = builder.template new_output<std::uint64_t>();
+    auto& output = output_made.first;
+    auto& stream = output_made.second;
     outputs.push_back(std::move(output));
     streams.push_back(std::move(stream));
   }

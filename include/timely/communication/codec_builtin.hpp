@@ -388,9 +388,10 @@ requires(sizeof...(X) > 0) struct Codec<std::variant<X...>, void> {
   template <std::size_t... I>
   static V decode_at(Decoder& d, std::uint32_t index, std::index_sequence<I...>) {
     std::optional<V> out;
-    ((index == I ? (out.emplace(std::in_place_index<I>, d.get<std::variant_alternative_t<I, V>>()), true)
-                 : false) ||
-     ...);
+    static_cast<void>(
+        ((index == I ? (out.emplace(std::in_place_index<I>, d.get<std::variant_alternative_t<I, V>>()), true)
+                     : false) ||
+         ...));
     return std::move(*out);
   }
 };

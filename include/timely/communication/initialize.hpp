@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -48,8 +49,10 @@ struct ClusterConfig {
   std::chrono::milliseconds heartbeat_timeout{5'000};
   /// Most payload bytes of one message (one frame); larger messages fail with an error.
   std::uint32_t max_payload = 1u << 30;
-  /// Print connection events to standard error (the `-r` flag).
-  bool report = false;
+  /// Receives each connection event during start-up (listening, connected, accepted), one line
+  /// without a newline, on the thread that called `initialize`; empty: events are dropped. The
+  /// `-r` flag of `execute_from_args` sets one that prints them to standard error.
+  std::function<void(const std::string&)> report;
   /// Serialize messages between the workers of this process too (the `-z` flag): they travel as
   /// frames in memory, exactly as they would between processes. Allowed with one process.
   bool zerocopy = false;

@@ -89,7 +89,7 @@ decltype(auto) Scope<T>::scoped(std::string name, F&& build) {
   progress::SubgraphBuilder<TInner> child(worker(), address_of(index), std::move(name), builder_);
   Scope<TInner> inner(child);
   auto install = [&] {
-    builder_->add_operator(index, global, std::make_unique<progress::Subgraph<T, TInner>>(std::move(child)));
+    builder_->add_operator(index, global, progress::build_subgraph<T, TInner>(std::move(child)));
   };
   if constexpr (std::is_void_v<std::invoke_result_t<F&, Scope<TInner>&>>) {
     build(inner);

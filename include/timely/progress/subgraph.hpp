@@ -198,6 +198,29 @@ class Dataflow final : public Schedulable {
   Subgraph<Unit, T> subgraph_;
 };
 
+/// A built top-level dataflow, as the worker keeps it: its root and the channels it allocated.
+struct BuiltDataflow {
+  std::unique_ptr<Schedulable> root;
+  std::vector<std::size_t> channels;
+};
+
+/// Builds the top-level dataflow `builder` recorded (`Dataflow<T>`).
+/// \throws BuildError as `Subgraph`'s constructor does.
+template <Timestamp T>
+BuiltDataflow build_dataflow(SubgraphBuilder<T>&& builder) {
+  auto dataflow = std::make_unique<Dataflow<T>>(std::move(builder));
+  auto channels = dataflow->channels();
+  return BuiltDataflow{std::move(dataflow), std::move(channels)};
+}
+
+/// Builds the nested scope `builder` recorded as an operator of its parent
+/// (`Subgraph<TOuter, TInner>`). \throws BuildError as `Subgraph`'s constructor does.
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter> std::unique_ptr<Operate<TOuter>> build_subgraph(
+    SubgraphBuilder<TInner>&& builder) {
+  return std::make_unique<Subgraph<TOuter, TInner>>(std::move(builder));
+}
+
 template <Timestamp TOuter, Timestamp TInner>
 requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBuilder<TInner>&& builder)
     : worker_(builder.worker_),
@@ -476,5 +499,13 @@ void Subgraph<TOuter, TInner>::send_progress() {
   if (!send) return;
   progcaster_->send(local_pointstamp_);
 }
+
+// Built once in the library (src/core/instantiations.cpp) for the timestamps most dataflows use.
+// A user's file reaches the subgraph, its tracker, progress broadcast and validator only
+// through these two functions, so it neither instantiates nor optimizes them again.
+extern template BuiltDataflow build_dataflow<std::uint64_t>(SubgraphBuilder<std::uint64_t>&&);
+extern template std::unique_ptr<Operate<std::uint64_t>>
+build_subgraph<std::uint64_t, Product<std::uint64_t, std::uint64_t>>(
+    SubgraphBuilder<Product<std::uint64_t, std::uint64_t>>&&);
 
 }  // namespace timely::progress

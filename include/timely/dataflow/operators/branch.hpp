@@ -42,8 +42,12 @@ struct BranchOp {
     OperatorBuilder<T> builder(stream.scope(), "Branch");
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
-    auto [no, no_stream] = builder.template new_output<D>();
-    auto [yes, yes_stream] = builder.template new_output<D>();
+    auto no_made = builder.template new_output<D>();
+    auto& no = no_made.first;
+    auto& no_stream = no_made.second;
+    auto yes_made = builder.template new_output<D>();
+    auto& yes = yes_made.first;
+    auto& yes_stream = yes_made.second;
     builder.build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), no = std::move(no), yes = std::move(yes), cond = cond]() mutable {
         input.for_each_time([&](const InputCapability<T>& cap, std::vector<std::vector<D>>& batches) {
@@ -76,8 +80,12 @@ struct BranchWhenOp {
     OperatorBuilder<T> builder(stream.scope(), "BranchWhen");
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
-    auto [no, no_stream] = builder.template new_output<D>();
-    auto [yes, yes_stream] = builder.template new_output<D>();
+    auto no_made = builder.template new_output<D>();
+    auto& no = no_made.first;
+    auto& no_stream = no_made.second;
+    auto yes_made = builder.template new_output<D>();
+    auto& yes = yes_made.first;
+    auto& yes_stream = yes_made.second;
     builder.build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), no = std::move(no), yes = std::move(yes), cond = cond]() mutable {
         input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {

@@ -40,7 +40,9 @@ Stream<T, D> merge_streams(const Scope<T>& scope, const std::vector<Stream<T, D>
     inputs.push_back(builder.new_input(streams[i], Pipeline{}));
     builder.set_notify(i, progress::FrontierInterest::Never);
   }
-  auto [output, merged] = builder.template new_output<D>();
+  auto output_made = builder.template new_output<D>();
+  auto& output = output_made.first;
+  auto& merged = output_made.second;
   builder.build([&](std::vector<Capability<T>>) {
     return [inputs = std::move(inputs), output = std::move(output)]() mutable {
       for (auto& input : inputs)

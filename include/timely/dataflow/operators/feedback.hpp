@@ -72,7 +72,9 @@ namespace operators {
 template <class D, Timestamp T>
 std::pair<FeedbackHandle<T, D>, Stream<T, D>> feedback(Scope<T>& scope, SummaryOf<T> summary) {
   auto builder = std::make_shared<OperatorBuilder<T>>(scope, "Feedback");
-  auto [output, stream] = builder->template new_output<D>();
+  auto output_made = builder->template new_output<D>();
+  auto& output = output_made.first;
+  auto& stream = output_made.second;
   return {FeedbackHandle<T, D>(std::move(builder), std::move(output), std::move(summary)), std::move(stream)};
 }
 

@@ -53,8 +53,12 @@ struct OkErrOp {
     OperatorBuilder<T> builder(stream.scope(), "OkErr");
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
-    auto [ok, ok_stream] = builder.template new_output<Ok>();
-    auto [err, err_stream] = builder.template new_output<Err>();
+    auto ok_made = builder.template new_output<Ok>();
+    auto& ok = ok_made.first;
+    auto& ok_stream = ok_made.second;
+    auto err_made = builder.template new_output<Err>();
+    auto& err = err_made.first;
+    auto& err_stream = err_made.second;
     builder.build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), ok = std::move(ok), err = std::move(err), f = f]() mutable {
         input.for_each_time([&](const InputCapability<T>& cap, std::vector<std::vector<D>>& batches) {

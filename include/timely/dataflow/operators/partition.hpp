@@ -55,7 +55,9 @@ struct PartitionOp {
     outputs.reserve(parts);
     streams.reserve(parts);
     for (std::size_t i = 0; i < parts; ++i) {
-      auto [output, out_stream] = builder.template new_output<Out>();
+      auto output_made = builder.template new_output<Out>();
+      auto& output = output_made.first;
+      auto& out_stream = output_made.second;
       outputs.push_back(std::move(output));
       streams.push_back(std::move(out_stream));
     }

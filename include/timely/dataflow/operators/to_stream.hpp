@@ -31,7 +31,9 @@ auto to_stream(Scope<T>& scope, R&& range) {
   using Range = std::decay_t<R>;
   using D = std::ranges::range_value_t<Range>;
   OperatorBuilder<T> builder(scope, "ToStream");
-  auto [output, stream] = builder.template new_output<D>();
+  auto output_made = builder.template new_output<D>();
+  auto& output = output_made.first;
+  auto& stream = output_made.second;
   auto activator = builder.activator();
   auto owned = std::make_shared<Range>(std::forward<R>(range));
   builder.build([&](std::vector<Capability<T>> caps) {

@@ -196,7 +196,9 @@ namespace operators {
 template <class D, Timestamp T>
 UnorderedInput<T, D> new_unordered_input(Scope<T> scope) {
   OperatorBuilder<T> builder(scope, "UnorderedInput");
-  auto [output, stream] = builder.template new_output<D>();
+  auto output_made = builder.template new_output<D>();
+  auto& output = output_made.first;
+  auto& stream = output_made.second;
   auto activator = builder.activator();
   std::optional<Capability<T>> initial;
   builder.build([&](std::vector<Capability<T>> caps) {
