@@ -28,8 +28,9 @@ constexpr const char* kUsage = "(NODES EDGES | --graph FILE) [--root R] [--undir
 int main(int argc, char** argv) {
   return examples::guarded_main("bfs", kUsage, [&] {
     using namespace timely::dataflow::operators;
-    auto [flags, config] =
-        graphs::parse_args(argc, argv, graphs::kGraph | graphs::kRoot | graphs::kUndirected);
+    auto parsed = graphs::parse_args(argc, argv, graphs::kGraph | graphs::kRoot | graphs::kUndirected);
+    auto& flags = parsed.first;
+    auto& config = parsed.second;
     const auto load_start = std::chrono::steady_clock::now();
     const auto graph = graphs::graph_from(flags, config, 2, "NODES EDGES");
     const std::uint64_t root = flags.root.value_or(0);

@@ -32,8 +32,9 @@ constexpr std::uint64_t kDefaultIterations = 20;
 int main(int argc, char** argv) {
   return examples::guarded_main("pagerank", kUsage, [&] {
     using namespace timely::dataflow::operators;
-    auto [flags, config] =
-        graphs::parse_args(argc, argv, graphs::kGraph | graphs::kIterations | graphs::kUndirected);
+    auto parsed = graphs::parse_args(argc, argv, graphs::kGraph | graphs::kIterations | graphs::kUndirected);
+    auto& flags = parsed.first;
+    auto& config = parsed.second;
     const std::uint64_t iterations = flags.iterations.value_or(kDefaultIterations);
     if (iterations >= std::numeric_limits<pagerank::Round>::max())
       throw timely::ConfigError("--iterations must be below " +

@@ -28,7 +28,9 @@ constexpr std::uint64_t kFileBatch = 100'000;
 int main(int argc, char** argv) {
   return examples::guarded_main("unionfind", kUsage, [&] {
     using namespace timely::dataflow::operators;
-    auto [flags, config] = graphs::parse_args(argc, argv, graphs::kGraph | graphs::kUndirected);
+    auto parsed = graphs::parse_args(argc, argv, graphs::kGraph | graphs::kUndirected);
+    auto& flags = parsed.first;
+    auto& config = parsed.second;
     const auto load_start = std::chrono::steady_clock::now();
     const auto graph = graphs::graph_from(flags, config, 3, "NODES EDGES BATCH");
     const std::uint64_t batch =
