@@ -11,8 +11,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -73,9 +71,16 @@ inline Args parse_args(int argc, char** argv) {
 
 /// Reads `path`. \throws std::runtime_error naming the file and line of anything malformed.
 inline Graph read_graph(const std::string& path, bool undirected) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot open graph file '" + path + "'");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string text;
+  {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (file == nullptr) throw std::runtime_error("cannot open graph file '" + path + "'");
+    char buf[1 << 16];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, file)) > 0;) text.append(buf, n);
+    const bool failed = std::ferror(file) != 0;
+    std::fclose(file);
+    if (failed) throw std::runtime_error("cannot read graph file '" + path + "'");
+  }
   Graph graph;
   std::optional<std::uint64_t> declared;
   std::uint64_t largest = 0;
