@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares the core examples of two release builds, run alternately so that drift cancels.
 
-    benches/workloads/compare_builds.py BASELINE_BUILD [BUILD] [--runs N]
+    benches/workloads/compare_builds.py BASELINE_BUILD [BUILD] [--runs N] [--filter NAME]
 
 BUILD defaults to build/release of this checkout; BASELINE_BUILD is another release build (say of
 the commit before a change, from `git worktree add`). For each workload (barrier, exchange and
@@ -44,9 +44,12 @@ def main():
     parser.add_argument("baseline")
     parser.add_argument("build", nargs="?", default=os.path.join(ROOT, "build", "release"))
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--filter", default="", help="only workloads whose name contains this")
     a = parser.parse_args()
     print(f"{'workload':32} {'baseline':>12} {'build':>12} {'unit':>10} {'ratio':>6}  verdict  (medians of {a.runs}, alternated)")
     for name, args, pattern, unit, higher in WORKLOADS:
+        if a.filter not in name:
+            continue
         old, new = [], []
         for _ in range(a.runs):
             old.append(figure(os.path.join(a.baseline, "examples", name), args, pattern))

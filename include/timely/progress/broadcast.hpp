@@ -76,7 +76,8 @@ namespace timely::progress {
 
 /// Sends one scope's progress batches to every worker and receives every worker's, over a
 /// broadcast channel of its own. A worker's updates reach its own tracker only through this
-/// channel, so every worker sees prefixes of the same sequences.
+/// channel, so every worker sees prefixes of the same sequences. A lone worker (one worker in
+/// one process) is its only receiver and keeps its batches in a local buffer instead.
 ///
 /// \tparam T the scope's timestamp type.
 template <Timestamp T>
@@ -87,7 +88,10 @@ class Progcaster {
   /// Allocates the broadcast channel (the next worker identifier) and registers it to activate
   /// the scope at `address` when a batch arrives.
   Progcaster(WorkerState& worker, const scheduling::Path& address)
-      : index_(worker.index()), peers_(worker.peers()), channel_(worker.new_identifier()) {
+      : index_(worker.index()),
+        peers_(worker.peers()),
+        channel_(worker.new_identifier()),
+        activator_(worker.activations(), address) {
     auto [push, pull] = worker.allocator().template broadcast<ProgressMessage<T>>(channel_);
     push_ = std::move(push);
     pull_ = std::move(pull);
@@ -99,21 +103,21 @@ class Progcaster {
 
   /// Broadcasts `changes` (compacted) as one batch and leaves `changes` empty.
   void send(ChangeBatch<Pointstamp<T>>& changes) {
+    if (peers_ == 1) {
+      // This worker is the only receiver, on this thread: the batch waits here for `recv`, in
+      // order, without a trip through the channel (the buffer keeps its capacity).
+      const auto& updates = changes.view();
+      local_.insert(local_.end(), updates.begin(), updates.end());
+      changes.clear();
+      ++seq_;
+      activator_.activate();  // as the channel's arrival would
+      return;
+    }
     ProgressMessage<T> message;
     message.from = index_;
     message.seq = seq_++;
-    if (peers_ == 1) {
-      // This worker is the only receiver, on this thread: once it has read the previous batch
-      // (nobody else holds the buffer), the buffer is reused instead of allocating a new one.
-      if (!spare_updates_ || spare_updates_.use_count() != 1) spare_updates_ = std::make_shared<Updates>();
-      const auto& updates = changes.view();
-      spare_updates_->assign(updates.begin(), updates.end());
-      changes.clear();
-      message.updates = spare_updates_;
-    } else {
-      // The compacted batch moves into the message (no copy); receivers share it.
-      message.updates = std::make_shared<const Updates>(changes.take());
-    }
+    // The compacted batch moves into the message (no copy); receivers share it.
+    message.updates = std::make_shared<const Updates>(changes.take());
     push_->send(std::move(message));
     push_->done();
   }
@@ -122,6 +126,11 @@ class Progcaster {
   /// included, batch by batch in arrival order.
   template <class F>
   void recv(F&& f) {
+    if (peers_ == 1) {
+      for (const auto& [key, diff] : local_) f(key, diff);
+      local_.clear();
+      return;
+    }
     while (auto& message = pull_->pull()) {
       for (const auto& [key, diff] : *message->updates) f(key, diff);
     }
@@ -134,8 +143,9 @@ class Progcaster {
   std::unique_ptr<communication::Push<ProgressMessage<T>>> push_;
   std::unique_ptr<communication::Pull<ProgressMessage<T>>> pull_;
   std::size_t seq_ = 0;
-  // Single worker only: the last sent batch's buffer, reused once the worker has read it.
-  std::shared_ptr<Updates> spare_updates_;
+  scheduling::Activator activator_;  // the scope's, for the lone worker's own batches
+  // Single worker only: the batches sent and not yet received, concatenated.
+  Updates local_;
 };
 
 }  // namespace timely::progress

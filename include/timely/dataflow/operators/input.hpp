@@ -120,7 +120,8 @@ class InputHandle {
   /// Sends one record at `time()`. \throws InputError if closed or not attached to a dataflow
   /// (such a record would be lost).
   void send(D record) {
-    check_open("send");
+    // The whole check (it also forgets dropped dataflows) once per batch, not per record.
+    if (buffer_.empty()) check_open("send");
     if (buffer_.capacity() == 0) buffer_.reserve(container::default_capacity<D>());
     buffer_.push_back(std::move(record));
     if (buffer_.size() >= container::default_capacity<D>()) ship();
