@@ -11,7 +11,7 @@ one of the failure cases in FAILURES (a provoked failure must end every process 
 status and the expected message within a time bound; never a hang).
 
 Exit status 0 if the case passed, 1 if not (with the evidence on stdout). Standard library only.
-Over 600 lines on purpose: it is two tables (EXAMPLES, FAILURES) and the small helpers their
+Over 600 lines on purpose: it is three tables (EQUIV, FAKE, FAILURES) and the small helpers their
 entries share; cluster.py holds the process handling.
 """
 
