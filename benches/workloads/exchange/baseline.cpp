@@ -11,19 +11,13 @@
 #include <cstring>
 #include <vector>
 
-namespace {
+#include "../parse_count.hpp"
 
-bool parse(const char* text, unsigned long long& value) {
-  char* end = nullptr;
-  value = std::strtoull(text, &end, 10);
-  return end != text && *end == '\0' && text[0] != '-';
-}
-
-}  // namespace
+using baseline::parse_count;
 
 int main(int argc, char** argv) {
   unsigned long long batch = 0, rounds = 0;
-  if (argc != 3 || !parse(argv[1], batch) || !parse(argv[2], rounds) || batch == 0) {
+  if (argc != 3 || !parse_count(argv[1], batch) || !parse_count(argv[2], rounds) || batch == 0) {
     std::fprintf(stderr, "usage: baseline_memcpy BATCH ROUNDS (BATCH >= 1)\n");
     return 2;
   }

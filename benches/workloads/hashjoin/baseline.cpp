@@ -16,22 +16,16 @@
 
 #include <boost/unordered/unordered_flat_map.hpp>
 
-namespace {
+#include "../parse_count.hpp"
 
-bool parse(const char* text, unsigned long long& value) {
-  char* end = nullptr;
-  value = std::strtoull(text, &end, 10);
-  return end != text && *end == '\0' && text[0] != '-';
-}
-
-}  // namespace
+using baseline::parse_count;
 
 int main(int argc, char** argv) {
   unsigned long long keys = 0, values = 0, batch = 0, streams = 1;
   const bool ok =
-      (argc == 4 || (argc == 6 && std::strcmp(argv[4], "--streams") == 0 && parse(argv[5], streams))) &&
-      parse(argv[1], keys) && parse(argv[2], values) && parse(argv[3], batch) && keys > 0 && batch > 0 &&
-      streams > 0;
+      (argc == 4 || (argc == 6 && std::strcmp(argv[4], "--streams") == 0 && parse_count(argv[5], streams))) &&
+      parse_count(argv[1], keys) && parse_count(argv[2], values) && parse_count(argv[3], batch) && keys > 0 &&
+      batch > 0 && streams > 0;
   if (!ok) {
     std::fprintf(stderr, "usage: baseline_hashjoin KEYS VALUES BATCH [--streams W] (KEYS, BATCH, W >= 1)\n");
     return 2;
