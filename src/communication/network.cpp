@@ -133,7 +133,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         if (ec) {
           // If the receive thread already found out why (and cut the connection to unblock
           // us), its reason is the one to report.
-          fail("timely: lost connection to " + describe(link.peer, link.address) + ": " + ec.message());
+          fail("timely: lost " + describe(link.peer, link.address) + " while sending to it: " + ec.message());
           std::rethrow_exception(shared_->failure());
         }
         frames.clear();
@@ -316,8 +316,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           boost::system::error_code ec;
           asio::write(link.socket, buffers, ec);
           if (ec)
-            throw NetworkError("timely: lost connection to " + describe(link.peer, link.address) + ": " +
-                               ec.message());
+            throw NetworkError("timely: lost " + describe(link.peer, link.address) +
+                               " while sending to it: " + ec.message());
           std::lock_guard lock(link.mutex);
           for (auto& b : batch) {
             b.clear();
