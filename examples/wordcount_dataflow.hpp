@@ -1,9 +1,9 @@
 // The word-counting dataflow of the `wordcount` example, shared with its conformance test.
 //
-// Lines enter through an input handle; a splitting operator turns each line into (word, 1)
-// records (words are maximal runs of bytes other than the six ASCII whitespace bytes, as `tr
-// '[:space:]'` sees them in the C locale); records are exchanged by a hash of the word; a
-// frontier-aware counting operator stashes each time's records, and once the input frontier has
+// Lines enter through an input handle; a splitting operator turns each batch of lines into
+// (word, count in the batch) records (words are maximal runs of bytes other than the six ASCII
+// whitespace bytes, as `tr '[:space:]'` sees them in the C locale); records are exchanged by a hash of the
+// word; a frontier-aware counting operator stashes each time's records, and once the input frontier has
 // passed a time it folds them into its running counts in time order and emits the changed
 // counts (word, new total) at that time.
 #pragma once
@@ -19,7 +19,6 @@
 
 #include <boost/container_hash/hash.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
-#include <boost/unordered/unordered_flat_set.hpp>
 
 #include <timely/timely.hpp>
 
@@ -47,18 +46,24 @@ void for_each_word(std::string_view text, F&& f) {
   }
 }
 
-/// Splits lines into (word, 1) records.
+/// Splits text into (word, count) records, counted per batch: each distinct word of a batch of
+/// lines leaves once, with how often it occurs in the batch. Counting before the exchange (a
+/// combiner) sends fewer records and fewer strings; it needs no state across batches, because
+/// the counts of a batch all carry the batch's time.
 inline auto split_words() {
   using namespace timely::dataflow::operators;
   return unary<WordCount>(timely::Pipeline{}, "SplitWords", [](auto, const auto&) {
-    return
-        [](timely::OperatorInput<Time, std::string>& input, timely::OperatorOutput<Time, WordCount>& output) {
-          input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::string>& lines) {
-            auto session = output.session(cap);
-            for (const auto& line : lines)
-              for_each_word(line, [&](std::string_view w) { session.give(WordCount(w, 1)); });
-          });
-        };
+    // Views into the batch's lines, cleared (keeping its buckets) after each batch.
+    boost::unordered_flat_map<std::string_view, Count, boost::hash<std::string_view>> local;
+    return [local = std::move(local)](timely::OperatorInput<Time, std::string>& input,
+                                      timely::OperatorOutput<Time, WordCount>& output) mutable {
+      input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<std::string>& lines) {
+        for (const auto& line : lines) for_each_word(line, [&](std::string_view w) { ++local[w]; });
+        auto session = output.session(cap);
+        for (const auto& [word, n] : local) session.give(WordCount(word, n));
+        local.clear();
+      });
+    };
   });
 }
 
@@ -71,11 +76,20 @@ inline auto count_words() {
       timely::Capability<Time> cap;
       std::vector<std::vector<WordCount>> batches;
     };
-    boost::unordered_flat_map<std::string, Count, boost::hash<std::string>> counts;
+    // Each word's total, and the number of the fold (one per completed time) that last changed
+    // it: a word is listed as changed the first time it is counted in a fold, with a pointer to
+    // its total (stable: the map is reserved for the fold's records first, so it cannot rehash),
+    // so each record costs one map lookup and each changed word none.
+    struct Total {
+      Count count = 0;
+      std::uint64_t fold = 0;
+    };
+    boost::unordered_flat_map<std::string, Total, boost::hash<std::string>> counts;
     std::map<Time, Pending> stash;
-    return [counts = std::move(counts), stash = std::move(stash)](
-               timely::OperatorInput<Time, WordCount>& input,
-               timely::OperatorOutput<Time, WordCount>& output) mutable {
+    std::vector<std::pair<std::string, const Total*>> changed;
+    return [counts = std::move(counts), stash = std::move(stash), changed = std::move(changed),
+            folds = std::uint64_t{0}](timely::OperatorInput<Time, WordCount>& input,
+                                      timely::OperatorOutput<Time, WordCount>& output) mutable {
       input.for_each([&](const timely::InputCapability<Time>& cap, std::vector<WordCount>& data) {
         auto it = stash.find(cap.time());
         if (it == stash.end()) it = stash.emplace(cap.time(), Pending{cap.retain(), {}}).first;
@@ -85,14 +99,22 @@ inline auto count_words() {
       while (!stash.empty() && !input.frontier().less_equal(stash.begin()->first)) {
         auto node = stash.extract(stash.begin());
         auto& pending = node.mapped();
-        boost::unordered_flat_set<std::string, boost::hash<std::string>> changed;
+        ++folds;
+        std::size_t records = 0;
+        for (const auto& batch : pending.batches) records += batch.size();
+        counts.reserve(counts.size() + records);
         for (auto& batch : pending.batches)
           for (auto& [word, n] : batch) {
-            counts[word] += n;
-            changed.insert(std::move(word));
+            auto& total = counts[word];
+            total.count += n;
+            if (total.fold != folds) {
+              total.fold = folds;
+              changed.emplace_back(std::move(word), &total);
+            }
           }
         auto session = output.session(pending.cap);
-        for (const auto& word : changed) session.give(WordCount(word, counts[word]));
+        for (auto& [word, total] : changed) session.give(WordCount(std::move(word), total->count));
+        changed.clear();
       }
     };
   });
