@@ -2,11 +2,12 @@
 // (timely/communication/codec.hpp), which the cluster allocator uses for every message that
 // leaves a process.
 //
-// What it measures, for batches of 1024 records (the size of an exchange buffer):
-//   * `U64/...`: `std::vector<uint64_t>`: a u64 count and then one block copy on little-endian
-//     hosts, so this is the floor: close to memcpy speed.
-//   * `PairStringU64/...`: `std::vector<std::pair<std::string, uint64_t>>` with words of 1 to 16
-//     letters (as wordcount exchanges): per record a u64 length, the bytes and a u64, so it
+// What it measures, for vectors of `records` = 16, 1024 (the size of an exchange buffer of
+// u64) and 65,536 records:
+//   * `U64/records`: `std::vector<uint64_t>`: a u64 count and then one block copy on
+//     little-endian hosts, so this is the floor: close to memcpy speed.
+//   * `PairStringI64/records`: `std::vector<std::pair<std::string, int64_t>>` with words of 1 to
+//     16 letters (wordcount's records): per record a u64 length, the bytes and an i64, so it
 //     shows the per-field cost of `Encoder`/`Decoder`, the bounds checks included.
 // Each comes in three shapes: `Encode` (into a reused buffer, cleared each round, as a send
 // buffer is), `Decode` (from one encoded buffer into a fresh vector, as a receiver does), and
@@ -34,23 +35,21 @@ using timely::communication::Codec;
 using timely::communication::Decoder;
 using timely::communication::Encoder;
 
-constexpr std::size_t kBatch = 1024;
-
-std::vector<std::uint64_t> u64_batch() {
+std::vector<std::uint64_t> u64_batch(std::size_t records) {
   std::mt19937_64 rng(42);
-  std::vector<std::uint64_t> v(kBatch);
+  std::vector<std::uint64_t> v(records);
   for (auto& x : v) x = rng();
   return v;
 }
 
-std::vector<std::pair<std::string, std::uint64_t>> word_batch() {
+std::vector<std::pair<std::string, std::int64_t>> word_batch(std::size_t records) {
   std::mt19937_64 rng(42);
-  std::vector<std::pair<std::string, std::uint64_t>> v;
-  v.reserve(kBatch);
-  for (std::size_t i = 0; i < kBatch; ++i) {
+  std::vector<std::pair<std::string, std::int64_t>> v;
+  v.reserve(records);
+  for (std::size_t i = 0; i < records; ++i) {
     std::string word(1 + rng() % 16, 'a');
     for (auto& c : word) c = static_cast<char>('a' + rng() % 26);
-    v.emplace_back(std::move(word), rng() % 1000);
+    v.emplace_back(std::move(word), static_cast<std::int64_t>(rng() % 1000) - 500);
   }
   return v;
 }
@@ -100,18 +99,30 @@ void round_trip_bench(benchmark::State& state, const X& batch) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(buf.size()));
 }
 
-void BM_Codec_U64_Encode(benchmark::State& state) { encode_bench(state, u64_batch()); }
-void BM_Codec_U64_Decode(benchmark::State& state) { decode_bench(state, u64_batch()); }
-void BM_Codec_U64_RoundTrip(benchmark::State& state) { round_trip_bench(state, u64_batch()); }
-void BM_Codec_PairStringU64_Encode(benchmark::State& state) { encode_bench(state, word_batch()); }
-void BM_Codec_PairStringU64_Decode(benchmark::State& state) { decode_bench(state, word_batch()); }
-void BM_Codec_PairStringU64_RoundTrip(benchmark::State& state) { round_trip_bench(state, word_batch()); }
+std::size_t records(const benchmark::State& state) { return static_cast<std::size_t>(state.range(0)); }
+
+void BM_Codec_U64_Encode(benchmark::State& state) { encode_bench(state, u64_batch(records(state))); }
+void BM_Codec_U64_Decode(benchmark::State& state) { decode_bench(state, u64_batch(records(state))); }
+void BM_Codec_U64_RoundTrip(benchmark::State& state) { round_trip_bench(state, u64_batch(records(state))); }
+void BM_Codec_PairStringI64_Encode(benchmark::State& state) {
+  encode_bench(state, word_batch(records(state)));
+}
+void BM_Codec_PairStringI64_Decode(benchmark::State& state) {
+  decode_bench(state, word_batch(records(state)));
+}
+void BM_Codec_PairStringI64_RoundTrip(benchmark::State& state) {
+  round_trip_bench(state, word_batch(records(state)));
+}
+
+void record_counts(benchmark::internal::Benchmark* b) {
+  b->ArgName("records")->Arg(16)->Arg(1024)->Arg(65536);
+}
 
 }  // namespace
 
-BENCHMARK(BM_Codec_U64_Encode);
-BENCHMARK(BM_Codec_U64_Decode);
-BENCHMARK(BM_Codec_U64_RoundTrip);
-BENCHMARK(BM_Codec_PairStringU64_Encode);
-BENCHMARK(BM_Codec_PairStringU64_Decode);
-BENCHMARK(BM_Codec_PairStringU64_RoundTrip);
+BENCHMARK(BM_Codec_U64_Encode)->Apply(record_counts);
+BENCHMARK(BM_Codec_U64_Decode)->Apply(record_counts);
+BENCHMARK(BM_Codec_U64_RoundTrip)->Apply(record_counts);
+BENCHMARK(BM_Codec_PairStringI64_Encode)->Apply(record_counts);
+BENCHMARK(BM_Codec_PairStringI64_Decode)->Apply(record_counts);
+BENCHMARK(BM_Codec_PairStringI64_RoundTrip)->Apply(record_counts);

@@ -1,0 +1,135 @@
+// Micro-benchmark: the exchange pact's per-record work, i.e. `detail::ExchangePusher`
+// (timely/dataflow/pact.hpp) routing each record of a message to a per-target buffer and
+// sending a buffer when it is full and on flush.
+//
+// Shape: the pusher's targets are sinks that count what they receive and drop the batch (as a
+// receiver does once it has read it), so the figure is the pusher's own cost: hashing, the
+// target choice (mask for a power of two), the move into the buffer, reserving a fresh buffer
+// for every one sent, and the send. Each iteration pushes 16,384 records at one time, in
+// messages of `container::default_capacity<D>()` records (what an operator output sends), and
+// then a flush (`done()`, as at the end of an operator's activation), so partly filled buffers
+// go out too. Building the input messages (a copy from a prepared batch) is inside the loop:
+// `targets:1` shows that floor, because one target forwards whole messages without routing.
+//
+//   * `U64/targets`: `uint64_t` records routed by the value itself (examples/exchange.cpp).
+//   * `StringI64/targets`: `(std::string, int64_t)` records with words of 3 to 12 letters
+//     (within the short-string buffer), routed by `boost::hash` of the word, the route of
+//     wordcount (examples/wordcount_dataflow.hpp) and of the keyed operators (`exchange_by_key`).
+// targets = 1, 2, 4, 16 (workers of the exchange). Items processed = records; the counter
+// `batches` is the batches sent per iteration.
+//
+// Why: the exchange pusher touches every record that crosses workers; the one-worker
+// `exchange` workload is bound by it (benches/README.md).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <timely/container/container.hpp>
+#include <timely/dataflow/message.hpp>
+#include <timely/dataflow/operators/detail/keyed.hpp>
+#include <timely/dataflow/pact.hpp>
+
+namespace {
+
+using Time = std::uint64_t;
+template <class D>
+using Message = timely::dataflow::Message<Time, D>;
+template <class D>
+using MessagePush = timely::dataflow::MessagePush<Time, D>;
+
+constexpr std::size_t kRecordsPerRound = 16384;
+
+// A target that counts records and batches and drops what it is given.
+template <class D>
+class CountingSink final : public MessagePush<D> {
+ public:
+  void push(std::optional<Message<D>>& element) override {
+    if (!element) return;
+    records += element->data.size();
+    ++batches;
+    element.reset();
+  }
+  std::size_t records = 0;
+  std::size_t batches = 0;
+};
+
+std::vector<std::uint64_t> u64_records() {
+  std::mt19937_64 rng(42);
+  std::vector<std::uint64_t> v(kRecordsPerRound);
+  for (auto& x : v) x = rng();
+  return v;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> word_records() {
+  std::mt19937_64 rng(42);
+  std::vector<std::pair<std::string, std::int64_t>> v;
+  v.reserve(kRecordsPerRound);
+  for (std::size_t i = 0; i < kRecordsPerRound; ++i) {
+    std::string word(3 + rng() % 10, 'a');
+    for (auto& c : word) c = static_cast<char>('a' + rng() % 26);
+    v.emplace_back(std::move(word), static_cast<std::int64_t>(rng() % 1000));
+  }
+  return v;
+}
+
+template <class D, class Route>
+void exchange_bench(benchmark::State& state, const std::vector<D>& records, Route route) {
+  const auto targets = static_cast<std::size_t>(state.range(0));
+  std::vector<std::unique_ptr<MessagePush<D>>> sinks;
+  std::vector<CountingSink<D>*> counts;
+  for (std::size_t i = 0; i < targets; ++i) {
+    auto sink = std::make_unique<CountingSink<D>>();
+    counts.push_back(sink.get());
+    sinks.push_back(std::move(sink));
+  }
+  timely::dataflow::detail::ExchangePusher<Time, D, Route> pusher(std::move(sinks), std::move(route));
+  const std::size_t capacity = timely::container::default_capacity<D>();
+
+  for (auto _ : state) {
+    for (std::size_t at = 0; at < records.size(); at += capacity) {
+      const std::size_t end = std::min(records.size(), at + capacity);
+      std::optional<Message<D>> slot(std::in_place);
+      slot->data.assign(records.begin() + static_cast<std::ptrdiff_t>(at),
+                        records.begin() + static_cast<std::ptrdiff_t>(end));
+      pusher.push(slot);
+    }
+    pusher.done();
+    benchmark::ClobberMemory();
+  }
+
+  std::size_t received = 0;
+  std::size_t batches = 0;
+  for (const auto* c : counts) {
+    received += c->records;
+    batches += c->batches;
+  }
+  const auto pushed = static_cast<std::size_t>(state.iterations()) * records.size();
+  if (received != pushed) state.SkipWithError("the targets did not receive every record once");
+  state.SetItemsProcessed(static_cast<std::int64_t>(pushed));
+  state.counters["batches"] =
+      benchmark::Counter(static_cast<double>(batches), benchmark::Counter::kAvgIterations);
+}
+
+void BM_Exchange_U64(benchmark::State& state) {
+  exchange_bench(state, u64_records(), [](const std::uint64_t& x) { return x; });
+}
+
+void BM_Exchange_StringI64(benchmark::State& state) {
+  using timely::dataflow::operators::detail::BoostKeyHash;
+  using timely::dataflow::operators::detail::exchange_by_key;
+  exchange_bench(state, word_records(), exchange_by_key<std::string, std::int64_t>(BoostKeyHash{}).route);
+}
+
+BENCHMARK(BM_Exchange_U64)->ArgName("targets")->Arg(1)->Arg(2)->Arg(4)->Arg(16);
+BENCHMARK(BM_Exchange_StringI64)->ArgName("targets")->Arg(1)->Arg(2)->Arg(4)->Arg(16);
+
+}  // namespace
