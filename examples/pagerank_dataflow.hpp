@@ -43,18 +43,28 @@ using Ranked = std::pair<Node, double>;
 
 inline constexpr double kDamping = 0.85;
 
-/// Rank mass on its way: along edges to node `to`, or (`spread`) a worker's dangling mass for
-/// worker `to`. Either way it is routed to worker `to % peers`.
+/// Rank mass on its way to worker `worker`: along edges to that worker's node at position `slot`
+/// (node `worker + slot * peers`), or, when `slot` is `kSpread`, a worker's dangling mass. The
+/// sender knows both, so the receiver adds the mass without dividing.
 struct Share {
-  Node to = 0;
-  bool spread = false;
+  std::uint32_t worker = 0;
+  std::uint32_t slot = 0;
   double mass = 0;
 };
 
+/// The `slot` of a Share that carries dangling mass.
+inline constexpr std::uint32_t kSpread = 0xFFFFFFFFu;
+
 namespace detail {
 
-/// What the PageRank operator keeps: this worker's nodes (by slot v / peers), their out-degrees
-/// and out-edges, their ranks, and the shares received per iteration.
+/// What the PageRank operator keeps: this worker's nodes (by slot v / peers), their out-degrees,
+/// their in-edges grouped by target, their ranks, and the mass received per iteration.
+///
+/// The edges of this worker's sources are kept as compressed rows by target: the distinct
+/// targets, worker by worker (this one's first) and by slot within a worker, each with the slots
+/// of its sources, ascending. Built by two counting sorts (by source, then by target), linear in
+/// nodes and edges. Sending shares is then one pass: sum the sources' shares per target and add
+/// the sum in place for this worker's own targets, or send it, one Share per remote target.
 struct State {
   std::uint64_t nodes = 0;
   std::uint32_t iterations = 0;
@@ -62,10 +72,14 @@ struct State {
   std::size_t peers = 1;
   std::vector<Edge> received;  // until every edge is in
   bool built = false;
-  std::vector<std::uint32_t> degree;                      // by slot
-  std::vector<std::pair<Node, std::uint32_t>> by_target;  // (target, source slot), sorted
-  std::vector<double> rank;                               // by slot
-  std::vector<double> share;                              // rank / degree, by slot (scratch)
+  std::vector<std::uint32_t> degree;         // by slot
+  std::vector<std::uint32_t> target_slot;    // by target group: the target's slot on its worker
+  std::vector<std::uint32_t> target_worker;  // by target group
+  std::size_t local_targets = 0;             // the first groups, this worker's own targets
+  std::vector<std::size_t> offsets;          // target group g's sources: sources[offsets[g] ..)
+  std::vector<std::uint32_t> sources;        // source slots
+  std::vector<double> rank;                  // by slot
+  std::vector<double> share;                 // rank / degree, by slot (scratch)
   struct Pending {
     timely::Capability<Inner> cap;
     std::vector<double> incoming;  // mass along edges, by slot
@@ -78,23 +92,62 @@ struct State {
   [[nodiscard]] Node node(std::size_t slot) const { return static_cast<Node>(index + slot * peers); }
 
   void build_graph() {
-    degree.assign(slots(), 0);
-    by_target.reserve(received.size());
-    for (const auto& [src, dst] : received) {
-      const auto slot = static_cast<std::uint32_t>(src / peers);
-      ++degree[slot];
-      by_target.emplace_back(dst, slot);
+    const std::size_t mine = slots();
+    // By source slot (counting sort), so that each target's sources come out ascending.
+    degree.assign(mine, 0);
+    for (const auto& e : received) ++degree[e.first / peers];
+    std::vector<std::size_t> by_source(mine + 1, 0);
+    for (std::size_t s = 0; s < mine; ++s) by_source[s + 1] = by_source[s] + degree[s];
+    std::vector<Node> targets(received.size());
+    {
+      auto fill = by_source;
+      for (const auto& [src, dst] : received) targets[fill[src / peers]++] = dst;
     }
     received = {};
-    std::sort(by_target.begin(), by_target.end());
-    rank.assign(slots(), nodes > 0 ? 1.0 / static_cast<double>(nodes) : 0.0);
-    share.resize(slots());
+    // By target (counting sort over all node ids), targets grouped by their worker.
+    std::vector<std::uint32_t> in_count(nodes, 0);
+    for (Node t : targets) ++in_count[t];
+    std::vector<std::size_t> group_of(nodes, 0);  // a target's group
+    offsets.assign(1, 0);
+    target_slot.clear();
+    target_worker.clear();
+    for (std::size_t k = 0; k < peers; ++k) {
+      const std::size_t w = (index + k) % peers;  // this worker's own targets first
+      for (std::uint64_t t = w, slot = 0; t < nodes; t += peers, ++slot) {
+        if (in_count[t] == 0) continue;
+        group_of[t] = target_slot.size();
+        target_slot.push_back(static_cast<std::uint32_t>(slot));
+        target_worker.push_back(static_cast<std::uint32_t>(w));
+        offsets.push_back(offsets.back() + in_count[t]);
+      }
+      if (k == 0) local_targets = target_slot.size();
+    }
+    sources.resize(targets.size());
+    {
+      std::vector<std::size_t> fill(offsets.begin(), offsets.end() - 1);
+      for (std::size_t s = 0; s < mine; ++s)
+        for (std::size_t e = by_source[s]; e < by_source[s + 1]; ++e)
+          sources[fill[group_of[targets[e]]]++] = static_cast<std::uint32_t>(s);
+    }
+    rank.assign(mine, nodes > 0 ? 1.0 / static_cast<double>(nodes) : 0.0);
+    share.resize(mine);
     built = true;
   }
 
-  /// Sends this worker's shares of the current ranks at `cap`'s time: one per distinct target
-  /// (the edges are sorted by target, so the mass for each is summed here, before the exchange),
-  /// and the dangling mass to every worker.
+  /// The entry for the shares that arrive at `time`, made with `cap` if it is new.
+  Pending& pending_at(const Inner& time, const auto& make_cap) {
+    auto it = pending.find(time);
+    if (it == pending.end()) {
+      std::vector<double> incoming = std::move(spare);
+      incoming.assign(slots(), 0.0);
+      it = pending.emplace(time, Pending{make_cap(), std::move(incoming), 0.0}).first;
+    }
+    return it->second;
+  }
+
+  /// Sends this worker's shares of the current ranks at `cap`'s time: the mass along edges,
+  /// summed per target, and the dangling mass to every worker. What is for this worker's own
+  /// nodes is added in place, to the entry of the next iteration.
   template <class Output>
   void send_shares(Output& output, const timely::Capability<Inner>& cap) {
     double dangling = 0;
@@ -104,14 +157,27 @@ struct State {
       else
         share[s] = rank[s] / static_cast<double>(degree[s]);
     }
-    auto session = output.session(cap);
-    for (std::size_t e = 0; e < by_target.size();) {
-      const Node target = by_target[e].first;
+    Inner next = cap.time();
+    ++next.inner;
+    auto& mine = pending_at(next, [&] { return cap.delayed(next); });
+    mine.spread += dangling;
+    const double* shares = share.data();
+    const std::uint32_t* from = sources.data();
+    double* incoming = mine.incoming.data();
+    for (std::size_t g = 0; g < local_targets; ++g) {
       double mass = 0;
-      for (; e < by_target.size() && by_target[e].first == target; ++e) mass += share[by_target[e].second];
-      session.give(Share{target, false, mass});
+      for (std::size_t e = offsets[g]; e < offsets[g + 1]; ++e) mass += shares[from[e]];
+      incoming[target_slot[g]] += mass;
     }
-    for (std::size_t w = 0; w < peers; ++w) session.give(Share{static_cast<Node>(w), true, dangling});
+    if (peers == 1) return;
+    auto session = output.session(cap);
+    for (std::size_t g = local_targets; g < target_slot.size(); ++g) {
+      double mass = 0;
+      for (std::size_t e = offsets[g]; e < offsets[g + 1]; ++e) mass += shares[from[e]];
+      session.give(Share{target_worker[g], target_slot[g], mass});
+    }
+    for (std::size_t w = 0; w < peers; ++w)
+      if (w != index) session.give(Share{static_cast<std::uint32_t>(w), kSpread, dangling});
   }
 
   /// Sends (node, rank) for this worker's nodes.
@@ -138,7 +204,7 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const timely::Stream<Time, Edge
     auto edge_in = builder.new_input(edges | enter(inner),
                                      timely::Exchange{[](const Edge& e) { return std::uint64_t{e.first}; }});
     auto share_in =
-        builder.new_input(cycle, timely::Exchange{[](const Share& s) { return std::uint64_t{s.to}; }});
+        builder.new_input(cycle, timely::Exchange{[](const Share& s) { return std::uint64_t{s.worker}; }});
     auto share_out_made = builder.template new_output<Share>();
     auto& share_out = share_out_made.first;
     auto& shares = share_out_made.second;
@@ -159,23 +225,19 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const timely::Stream<Time, Edge
               start = std::optional<timely::Capability<Inner>>(std::move(caps[0])),
               finish = std::optional<timely::Capability<Inner>>(std::move(caps[1]))]() mutable {
         edge_in.for_each([&](const timely::InputCapability<Inner>&, std::vector<Edge>& batch) {
-          state.received.insert(state.received.end(), batch.begin(), batch.end());
+          if (state.received.empty())
+            state.received.swap(batch);
+          else
+            state.received.insert(state.received.end(), batch.begin(), batch.end());
         });
         share_in.for_each([&](const timely::InputCapability<Inner>& cap, std::vector<Share>& batch) {
-          auto it = state.pending.find(cap.time());
-          if (it == state.pending.end()) {
-            std::vector<double> incoming = std::move(state.spare);
-            incoming.assign(state.slots(), 0.0);
-            it = state.pending
-                     .emplace(cap.time(), detail::State::Pending{cap.retain(), std::move(incoming), 0.0})
-                     .first;
-          }
-          auto& p = it->second;
+          auto& p = state.pending_at(cap.time(), [&] { return cap.retain(); });
+          double* incoming = p.incoming.data();
           for (const auto& share : batch) {
-            if (share.spread)
+            if (share.slot == kSpread)
               p.spread += share.mass;
             else
-              p.incoming[share.to / state.peers] += share.mass;
+              incoming[share.slot] += share.mass;
           }
         });
         if (!state.built) {
