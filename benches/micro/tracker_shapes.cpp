@@ -8,8 +8,9 @@
 //     +1 at t + 1), runs `propagate_all()` and drains `pushed_changes()`: a -1/+1 frontier
 //     change at each of the k inputs. Items processed = those drained frontier changes
 //     (pointstamp updates propagated to operator inputs, 2k per iteration, counted as drained).
-//     k = 1 .. 1024: the worklist holds about 2k entries, so past 32 consumers it leaves its
-//     sorted-vector mode for the heap.
+//     k = 1 .. 1024: the worklist holds up to k + 1 entries (the source's change at one time
+//     and the k it implies), so from 64 consumers on it leaves its sorted-vector mode for the
+//     heap.
 //   * `NestedRegions/d`: a real single-worker dataflow (`timely::Worker` on the thread
 //     allocator): input -> d nested `region`s (each entered and left, the innermost empty) ->
 //     probe. Each iteration advances the input by one epoch and steps the worker until the probe
