@@ -11,7 +11,8 @@
 //    its level-k one.
 //  - Expand (edges exchanged by source, so each worker holds the out-edges of the nodes it owns)
 //    sends the targets of every newly reached node's out-edges back around the loop, where they
-//    become level-(k+1) candidates. It first waits for all edges to arrive.
+//    become level-(k+1) candidates, each target once per worker over the whole search (a target
+//    sent before is reached by then). It first waits for all edges to arrive.
 //
 // The loop empties once a level reaches nothing new, and the scope completes. The reached nodes
 // leave the scope with their levels; `level_counts` turns them into one (level, count) record per
@@ -70,8 +71,9 @@ inline auto visit(std::uint64_t nodes, std::size_t peers) {
         auto& pending = entry.mapped();
         const Level level = pending.cap.time().inner;
         auto session = output.session(pending.cap);
+        const graphs::SlotOf slot_of(peers);
         for (const Node v : pending.candidates) {
-          const std::size_t slot = v / peers;
+          const std::size_t slot = slot_of(v);
           if (slot >= visited.size())
             throw std::out_of_range("bfs: node " + std::to_string(v) + " is beyond the graph's node count");
           if (!visited[slot]) {
@@ -92,9 +94,13 @@ inline auto expand(const timely::Stream<Inner, Reached>& reached, std::uint64_t 
   auto by_node = timely::Exchange{[](const Reached& r) { return std::uint64_t{r.first}; }};
   return binary_frontier<Node>(reached, by_source, by_node, "Expand", [nodes, peers](auto, const auto&) {
     struct Graph {
-      std::vector<Edge> received;        // until every edge is in
-      std::vector<std::size_t> offsets;  // CSR over this worker's nodes (by slot)
+      std::vector<std::vector<Edge>> received;  // the batches, kept until every edge is in
+      std::vector<std::size_t> offsets;         // CSR over this worker's nodes (by slot)
       std::vector<Node> targets;
+      // A bit per node of the graph: sent as a candidate by this worker already. A node sent at
+      // level k is reached at level k + 1 or earlier, so sending it again can never reach it:
+      // each worker sends each node at most once (a combiner before the exchange).
+      std::vector<std::uint64_t> sent;
       bool built = false;
     };
     std::vector<std::pair<timely::Capability<Inner>, std::vector<Reached>>> waiting;
@@ -102,25 +108,38 @@ inline auto expand(const timely::Stream<Inner, Reached>& reached, std::uint64_t 
                timely::OperatorInput<Inner, Edge>& edges, timely::OperatorInput<Inner, Reached>& news,
                timely::OperatorOutput<Inner, Node>& output) mutable {
       edges.for_each([&](const timely::InputCapability<Inner>&, std::vector<Edge>& batch) {
-        graph.received.insert(graph.received.end(), batch.begin(), batch.end());
+        graph.received.push_back(std::move(batch));  // the batch's storage, not a copy
       });
+      const graphs::SlotOf slot_of(peers);
       if (!graph.built && edges.frontier().empty()) {
         // Every edge is in: index this worker's out-edges by source slot (a counting sort).
         const std::size_t slots = (nodes + peers - 1) / peers;
         graph.offsets.assign(slots + 1, 0);
-        for (const auto& [src, dst] : graph.received) ++graph.offsets[src / peers + 1];
+        for (const auto& batch : graph.received)
+          for (const auto& [src, dst] : batch) ++graph.offsets[slot_of(src) + 1];
         for (std::size_t s = 0; s < slots; ++s) graph.offsets[s + 1] += graph.offsets[s];
-        graph.targets.resize(graph.received.size());
+        graph.targets.resize(graph.offsets[slots]);
         auto fill = graph.offsets;
-        for (const auto& [src, dst] : graph.received) graph.targets[fill[src / peers]++] = dst;
+        for (auto& batch : graph.received) {
+          for (const auto& [src, dst] : batch) graph.targets[fill[slot_of(src)]++] = dst;
+          batch = {};
+        }
         graph.received = {};
+        graph.sent.assign((nodes + 63) / 64, 0);
         graph.built = true;
       }
       auto send_neighbours = [&](auto& session, const std::vector<Reached>& batch) {
         for (const auto& [v, level] : batch) {
-          const std::size_t slot = v / peers;
-          for (std::size_t e = graph.offsets[slot]; e < graph.offsets[slot + 1]; ++e)
-            session.give(graph.targets[e]);
+          const std::size_t slot = slot_of(v);
+          for (std::size_t e = graph.offsets[slot]; e < graph.offsets[slot + 1]; ++e) {
+            const Node w = graph.targets[e];
+            auto& word = graph.sent[w / 64];
+            const std::uint64_t bit = std::uint64_t{1} << (w % 64);
+            if ((word & bit) == 0) {
+              word |= bit;
+              session.give(w);
+            }
+          }
         }
       };
       news.for_each([&](const timely::InputCapability<Inner>& cap, std::vector<Reached>& batch) {

@@ -329,6 +329,20 @@ TEST_CASE("the graph examples' flags", "[graphs]") {
   CHECK_THROWS_WITH(graphs::graph_from(flags2, config2, 2, "NODES EDGES"), Catch::Contains("NODES EDGES"));
 }
 
+TEST_CASE("SlotOf divides like '/' for every node id and worker count", "[graphs]") {
+  std::uint64_t state = 0x5eed;  // SplitMix64 from a fixed seed
+  for (std::size_t peers : {1ul, 2ul, 3ul, 4ul, 7ul, 64ul, 1000ul, 65537ul, 4294967295ul}) {
+    const graphs::SlotOf slot_of(peers);
+    INFO("peers " << peers);
+    for (graphs::Node v : {0u, 1u, 2u, 3u, 4294967294u, 4294967295u}) CHECK(slot_of(v) == v / peers);
+    for (int i = 0; i < 200000; ++i) {
+      state += 0x9e3779b97f4a7c15ULL;
+      const auto v = static_cast<graphs::Node>(graphs::mix64(state));
+      if (slot_of(v) != v / peers) FAIL("node " << v);
+    }
+  }
+}
+
 TEST_CASE("the random graph does not depend on the worker count", "[graphs]") {
   for (bool undirected : {false, true}) {
     const auto graph = GraphInput::random(500, 3000, undirected);
