@@ -6,6 +6,7 @@
 // scripts/fetch-data.sh puts in data/.
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -14,8 +15,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include <timely/timely.hpp>
 
@@ -121,7 +120,9 @@ int main(int argc, char** argv) {
       for (const auto& [word, count] : part) {
         words += static_cast<std::uint64_t>(count);
         ++distinct;
-        fmt::format_to(std::back_inserter(out), "{} {}\n", word, count);
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, count).ptr;
+        out.append(word).append(1, ' ').append(digits, end).append(1, '\n');
         if (out.size() > (1 << 20)) {
           std::fwrite(out.data(), 1, out.size(), stdout);
           out.clear();

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build python3
-  libboost1.81-dev libfmt-dev libcli11-dev catch2 libbenchmark-dev
+  libboost1.81-dev libcli11-dev catch2 libbenchmark-dev
   ca-certificates
   pkgconf  # pkg-config: the packaging test of the installed timely.pc
   time     # /usr/bin/time: peak memory in benches/compile/compile_times.sh
