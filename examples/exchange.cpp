@@ -22,9 +22,12 @@ int main(int argc, char** argv) {
       worker.dataflow<std::uint64_t>([&](auto& scope) {
         input.to_stream(scope) | exchange([](std::uint64_t x) { return x; }) | probe_with(probe);
       });
+      // Local copies: the records are u64s too, so the compiler must otherwise assume that each
+      // record stored could change `batch` (captured by reference) and reload it every time.
+      const std::uint64_t records_per_round = batch, round_count = rounds;
       const auto start = std::chrono::steady_clock::now();
-      for (std::uint64_t round = 0; round < rounds; ++round) {
-        for (std::uint64_t i = 0; i < batch; ++i) input.send(i);
+      for (std::uint64_t round = 0; round < round_count; ++round) {
+        for (std::uint64_t i = 0; i < records_per_round; ++i) input.send(i);
         input.advance_to(round + 1);
         while (probe.less_than(input.time())) worker.step();
       }
