@@ -201,7 +201,7 @@ EQUIV = {
     "exchange": ("exchange", ["1000", "10"], canon_exchange),
     "wordcount": ("wordcount", [text_file], sorted_lines),
     "pagerank": ("pagerank", ["--graph", edge_file, "--iterations", "5"], sorted_lines),
-    "pagerank-random": ("pagerank", ["1000", "5000", "--iterations", "5"], sorted_lines),
+    "pagerank-random": ("pagerank", ["1000", "5000", "--rounds", "5"], sorted_lines),
     "bfs": ("bfs", ["--graph", edge_file], canon_bfs),
     "bfs-random": ("bfs", ["1000", "5000"], canon_bfs),
     "unionfind": ("unionfind", ["--graph", edge_file, "--undirected"], canon_unionfind),
