@@ -166,7 +166,9 @@ class Encoder {
   }
   /// Appends `n` bytes from `data` as they are.
   void put_bytes(const void* data, std::size_t n) {
-    if (n != 0) std::memcpy(grow(n), data, n);
+    // An append, not grow() and a copy: resize would zero the bytes first.
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    if (n != 0) out_->insert(out_->end(), bytes, bytes + n);
   }
   /// Appends `n` zero bytes and returns a pointer to them (to be overwritten), valid until the
   /// buffer next grows.

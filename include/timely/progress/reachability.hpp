@@ -518,9 +518,12 @@ void Tracker<T>::propagate_all() {
     const std::uint32_t first = link_start_[id];
     const std::uint32_t last = link_start_[id + 1];
     auto& info = ports_[id];
+    // Links are pushed last to first: their locations ascend, and the sorted worklist takes a
+    // new least key in O(1) but scans its whole tail for a greatest one (a fan-out of k would
+    // cost O(k^2)).
     if (loc.is_source) {
       info.implications.update(work.time, work.diff, [&](const T& time, std::int64_t d) {
-        for (auto k = first; k < last; ++k) worklist_.push(time, links_[k].to, d);
+        for (auto k = last; k-- > first;) worklist_.push(time, links_[k].to, d);
       });
     } else {
       // An input frontier: remember it as it was, to report only the net change below.
@@ -530,7 +533,7 @@ void Tracker<T>::propagate_all() {
         touched_.push_back(id);
       }
       info.implications.update(work.time, work.diff, [&](const T& time, std::int64_t d) {
-        for (auto k = first; k < last; ++k)
+        for (auto k = last; k-- > first;)
           if (auto t = timely::results_in<T>(links_[k].summary, time)) worklist_.push(*t, links_[k].to, d);
       });
     }
