@@ -118,6 +118,85 @@ inline void change_edge(std::vector<std::pair<Node, Diff>>& edges, Node target, 
   }
 }
 
+/// The rank changes a worker receives for one round, summed per slot, and which slots they touched.
+class Received {
+ public:
+  void resize(std::size_t slots) {
+    if (sum_.size() != slots) {
+      sum_.assign(slots, 0);
+      seen_.assign(slots, 0);
+    }
+  }
+  void add(std::uint32_t slot, Diff diff) {
+    if (!seen_[slot]) {
+      seen_[slot] = 1;
+      touched_.push_back(slot);
+    }
+    sum_[slot] += diff;
+  }
+  /// Calls `f(slot, sum)` for each touched slot whose sum is not zero, slots ascending (so that
+  /// the nodes' state is visited in memory order), and empties this.
+  template <class F>
+  void drain(F&& f) {
+    auto visit = [&](std::uint32_t slot) {
+      const Diff diff = sum_[slot];
+      sum_[slot] = 0;
+      seen_[slot] = 0;
+      if (diff != 0) f(slot, diff);
+    };
+    if (touched_.size() * 16 >= sum_.size()) {  // many: a scan beats a sort
+      for (std::size_t slot = 0; slot < seen_.size(); ++slot)
+        if (seen_[slot]) visit(static_cast<std::uint32_t>(slot));
+    } else {
+      std::sort(touched_.begin(), touched_.end());
+      for (const std::uint32_t slot : touched_) visit(slot);
+    }
+    touched_.clear();
+  }
+
+ private:
+  std::vector<Diff> sum_;
+  std::vector<std::uint8_t> seen_;
+  std::vector<std::uint32_t> touched_;
+};
+
+/// Calls `f(target, after - before)` for each target whose part differs, ascending; both lists
+/// are by target, each target once.
+template <class F>
+void difference(const std::vector<RankChange>& before, const std::vector<RankChange>& after, F&& f) {
+  std::size_t i = 0, j = 0;
+  while (i < before.size() || j < after.size()) {
+    if (j == after.size() || (i < before.size() && before[i].first < after[j].first)) {
+      if (before[i].second != 0) f(before[i].first, -before[i].second);
+      ++i;
+    } else if (i == before.size() || after[j].first < before[i].first) {
+      if (after[j].second != 0) f(after[j].first, after[j].second);
+      ++j;
+    } else {
+      if (after[j].second != before[i].second) f(after[j].first, after[j].second - before[i].second);
+      ++i;
+      ++j;
+    }
+  }
+}
+
+/// Calls `f(target, change)` for each edge whose part (as `allocate` gives it) changes when the
+/// rank goes from `before` to `after`, in the edges' order.
+template <class F>
+void each_part_change(Diff before, Diff after, const std::vector<std::pair<Node, Diff>>& edges, F&& f) {
+  if (edges.empty()) return;
+  const auto degree = static_cast<Diff>(edges.size());
+  const Diff give_before = before * 5 / 6, give_after = after * 5 / 6;
+  const Diff share_before = give_before / degree, extra_before = give_before % degree;
+  const Diff share_after = give_after / degree, extra_after = give_after % degree;
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    const auto k = static_cast<Diff>(i);
+    const Diff change =
+        (share_after + (k < extra_after ? 1 : 0)) - (share_before + (k < extra_before ? 1 : 0));
+    if (change != 0) f(edges[i].first, edges[i].second * change);
+  }
+}
+
 }  // namespace detail
 
 /// The PageRank operator over `edge_changes` (node ids below `nodes`), in a top-level scope whose
@@ -143,19 +222,27 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
     struct Stash {
       std::vector<timely::Capability<Time>> caps;  // for the rank changes, and for the stats
       std::vector<EdgeChange> edges;
-      std::vector<RankChange> ranks;
+      detail::Received ranks;
       bool ranked = false;  // whether rank changes arrived (their sum may still be nothing)
     };
     std::map<Time, Stash> stash;
     std::vector<detail::NodeState> state(graphs::owned_count(nodes, index, peers));
-    std::vector<RankChange> delta;
-    return [nodes, peers, stash = std::move(stash), state = std::move(state), delta = std::move(delta),
-            edge_in = std::move(edge_in), rank_in = std::move(rank_in), change_out = std::move(change_out),
+    std::vector<detail::Received> spare;  // emptied sums, for reuse
+    std::vector<RankChange> before, after;
+    return [nodes, peers, stash = std::move(stash), state = std::move(state), spare = std::move(spare),
+            before = std::move(before), after = std::move(after), edge_in = std::move(edge_in),
+            rank_in = std::move(rank_in), change_out = std::move(change_out),
             stats_out = std::move(stats_out)]() mutable {
       auto entry = [&](const timely::InputCapability<Time>& cap) -> Stash& {
         auto it = stash.find(cap.time());
-        if (it == stash.end())
-          it = stash.emplace(cap.time(), Stash{{cap.retain(0), cap.retain(1)}, {}, {}}).first;
+        if (it == stash.end()) {
+          Stash fresh{{cap.retain(0), cap.retain(1)}, {}, {}, false};
+          if (!spare.empty()) {
+            fresh.ranks = std::move(spare.back());
+            spare.pop_back();
+          }
+          it = stash.emplace(cap.time(), std::move(fresh)).first;
+        }
         return it->second;
       };
       edge_in.for_each([&](const timely::InputCapability<Time>& cap, std::vector<EdgeChange>& batch) {
@@ -164,7 +251,13 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
       });
       rank_in.for_each([&](const timely::InputCapability<Time>& cap, std::vector<RankChange>& batch) {
         auto& s = entry(cap);
-        s.ranks.insert(s.ranks.end(), batch.begin(), batch.end());
+        s.ranks.resize(state.size());
+        for (const auto& [v, diff] : batch) {
+          if (v / peers >= state.size())
+            throw std::out_of_range("pagerank: rank change for node " + std::to_string(v) +
+                                    " beyond the node count " + std::to_string(nodes));
+          s.ranks.add(static_cast<std::uint32_t>(v / peers), diff);
+        }
         s.ranked = true;
       });
       // Rounds in order; round t is ready once neither input can bring more at t.
@@ -173,11 +266,6 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
         auto node = stash.extract(stash.begin());
         auto& s = node.mapped();
         auto session = change_out.session(s.caps[0]);
-        auto send = [&] {
-          compact(delta);
-          for (const auto& c : delta) session.give(c);
-          delta.clear();
-        };
         compact(s.edges);
         for (const auto& [edge, diff] : s.edges) {
           if (edge.first / peers >= state.size() || edge.second >= nodes)
@@ -185,27 +273,34 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
                                     std::to_string(edge.second) + " is beyond the node count " +
                                     std::to_string(nodes));
           auto& n = state[edge.first / peers];
-          allocate(n.rank, n.edges, -1, delta);
+          // What the source hands out before and after, both by target: their difference.
+          before.clear();
+          after.clear();
+          allocate(n.rank, n.edges, +1, before);
           detail::change_edge(n.edges, edge.second, diff);
-          allocate(n.rank, n.edges, +1, delta);
-          send();
+          allocate(n.rank, n.edges, +1, after);
+          detail::difference(before, after, [&](Node target, Diff d) {
+            session.give(RankChange{target, d});
+          });
         }
         if (!s.ranked) continue;
-        compact(s.ranks);
         RoundStats round{s.caps[1].time(), 0, 0, 0};
-        for (const auto& [v, diff] : s.ranks) {
+        s.ranks.drain([&](std::uint32_t slot, Diff diff) {
           ++round.changed;
           round.sum += std::abs(diff);
           round.max = std::max(round.max, std::abs(diff));
-          auto& n = state[v / peers];
+          auto& n = state[slot];
           n.received += diff;
-          if (std::abs(n.received) < kApplyAt) continue;  // the rank, so the allocation, stays
-          allocate(n.rank, n.edges, -1, delta);
+          if (std::abs(n.received) < kApplyAt) return;  // the rank, so the allocation, stays
+          const Diff old_rank = n.rank;
           n.rank += n.received;
           n.received = 0;
-          allocate(n.rank, n.edges, +1, delta);
-          send();
-        }
+          // The targets stay, so each edge's part changes by the difference of its two parts.
+          detail::each_part_change(old_rank, n.rank, n.edges, [&](Node target, Diff d) {
+            session.give(RankChange{target, d});
+          });
+        });
+        spare.push_back(std::move(s.ranks));
         stats_out.session(s.caps[1]).give(round);
       }
     };
