@@ -26,6 +26,8 @@
 #include <timely/progress/reachability.hpp>
 #include <timely/progress/timestamp.hpp>
 
+#include "tracker_rounds.hpp"
+
 namespace {
 
 using timely::progress::Builder;
@@ -108,24 +110,8 @@ void BM_Tracker_LoopRound(benchmark::State& state) {
   builder.add_edge(Source{2, 0}, Target{1, 0});
   auto [tracker, scope_summary] = builder.build();
   benchmark::DoNotOptimize(scope_summary.size());
-  const Source cap{2, 0};
   Time t = 0;
-  tracker.update_source(cap, t, 1);
-  tracker.propagate_all();
-  tracker.pushed_changes().clear();
-  std::int64_t drained = 0;
-  for (auto _ : state) {
-    tracker.update_source(cap, t, -1);
-    tracker.update_source(cap, t + 1, 1);
-    tracker.propagate_all();
-    tracker.pushed_changes().drain_raw(
-        [&](const std::tuple<std::size_t, std::size_t, Time>& where, std::int64_t diff) {
-          benchmark::DoNotOptimize(where);
-          benchmark::DoNotOptimize(diff);
-          ++drained;
-        });
-    ++t;
-  }
+  const std::int64_t drained = micro::advance_each_iteration(state, tracker, Source{2, 0}, t);
   const auto& input = tracker.implications(timely::progress::Location::of(Target{2, 0}));
   if (input.size() != 1 || input[0] != t + 1) state.SkipWithError("the loop's input frontier did not follow");
   state.SetItemsProcessed(state.iterations());

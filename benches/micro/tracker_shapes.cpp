@@ -24,13 +24,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <tuple>
 
 #include <benchmark/benchmark.h>
 
 #include <timely/progress/reachability.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/timely.hpp>
+
+#include "tracker_rounds.hpp"
 
 namespace {
 
@@ -53,25 +54,8 @@ void BM_Tracker_FanOut(benchmark::State& state) {
   auto [tracker, scope_summary] = builder.build();
   benchmark::DoNotOptimize(scope_summary.size());
 
-  const Source input{1, 0};
   Time t = 0;
-  tracker.update_source(input, t, 1);
-  tracker.propagate_all();
-  tracker.pushed_changes().clear();
-
-  std::int64_t drained = 0;
-  for (auto _ : state) {
-    tracker.update_source(input, t, -1);
-    tracker.update_source(input, t + 1, 1);
-    tracker.propagate_all();
-    tracker.pushed_changes().drain_raw(
-        [&](const std::tuple<std::size_t, std::size_t, Time>& where, std::int64_t diff) {
-          benchmark::DoNotOptimize(where);
-          benchmark::DoNotOptimize(diff);
-          ++drained;
-        });
-    ++t;
-  }
+  const std::int64_t drained = micro::advance_each_iteration(state, tracker, Source{1, 0}, t);
   for (std::size_t i = 0; i < consumers; ++i) {
     const auto& f = tracker.implications(timely::progress::Location::of(Target{2 + i, 0}));
     if (f.size() != 1 || f[0] != t) {
