@@ -131,8 +131,7 @@ int main(int argc, char** argv) {
     timely::execute(config, [&](timely::Worker& worker) {
       auto& mine = best[worker.index() % config.workers];  // this process's workers only
       worker.dataflow<pagerank::Time>([&](auto& scope) {
-        auto edges = to_stream(scope, graph.share(worker.index(), worker.peers()));
-        auto ranked = pagerank::ranks(scope, edges, graph.nodes(), static_cast<pagerank::Round>(iterations));
+        auto ranked = pagerank::ranks(scope, graph, static_cast<pagerank::Round>(iterations));
         pagerank::top(ranked, kTop) | inspect([&mine](const pagerank::Ranked& r) { mine.push_back(r); });
       });
     });

@@ -6,17 +6,20 @@
 // where D_k is the rank of the nodes without out-edges at step k ("dangling" mass, spread evenly
 // over all nodes, so the ranks always sum to 1). Parallel edges count with their multiplicity.
 //
-// One operator, PageRank, in an iterative scope whose loop counter is the iteration. Edges are
-// exchanged by source, so each worker holds the out-edges and the rank of the nodes it owns (node
-// v on worker v % peers). Around the loop go `Share`s: rank mass along edges, summed per target
-// on the sending worker and sent to the worker owning the target, and each worker's dangling
-// mass, to every worker. Once every edge is in, the operator sends the shares of r_0. Then, when
-// progress tracking says iteration k is complete (every share sent at step k-1 has arrived,
-// on every worker), it computes r_k for its nodes; before the last iteration it sends their
-// shares around again, and at the last it sends (node, rank) out of the loop.
+// One operator, PageRank, in an iterative scope whose loop counter is the iteration. Each worker
+// holds the out-edges and the rank of the nodes it owns (node v on worker v % peers), taking
+// those edges straight from the graph, which every process has whole (the file read up front, or
+// the random graph generated), so the edges are never exchanged. Around the loop go `Share`s:
+// rank mass along edges, summed per target on the sending worker and sent to the worker owning
+// the target (mass for the sender's own nodes is added in place), and each worker's dangling
+// mass, to every worker. The operator first sends the shares of r_0. Then, when progress
+// tracking says iteration k is complete (every share sent at step k-1 has arrived, on every
+// worker), it computes r_k for its nodes; before the last iteration it sends their shares around
+// again, and at the last it sends (node, rank) out of the loop.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -70,8 +73,6 @@ struct State {
   std::uint32_t iterations = 0;
   std::size_t index = 0;
   std::size_t peers = 1;
-  std::vector<Edge> received;  // until every edge is in
-  bool built = false;
   std::vector<std::uint32_t> degree;         // by slot
   std::vector<std::uint32_t> target_slot;    // by target group: the target's slot on its worker
   std::vector<std::uint32_t> target_worker;  // by target group
@@ -91,23 +92,32 @@ struct State {
   [[nodiscard]] std::size_t slots() const { return graphs::owned_count(nodes, index, peers); }
   [[nodiscard]] Node node(std::size_t slot) const { return static_cast<Node>(index + slot * peers); }
 
-  void build_graph() {
+  /// Takes the out-edges of this worker's nodes from `graph` (two passes over all of it).
+  void build_graph(const graphs::GraphInput& graph) {
     const std::size_t mine = slots();
+    // Owner and slot of a node without a division when peers is a power of two (2, 4, ...).
+    const bool pow2 = (peers & (peers - 1)) == 0;
+    const unsigned shift = static_cast<unsigned>(std::countr_zero(peers));
+    const auto owner = [&](Node v) { return pow2 ? (v & (peers - 1)) : v % peers; };
+    const auto slot_of = [&](Node v) { return pow2 ? (v >> shift) : v / peers; };
     // By source slot (counting sort), so that each target's sources come out ascending.
     degree.assign(mine, 0);
-    for (const auto& e : received) ++degree[e.first / peers];
+    graph.for_each_edge(0, 1, [&](const Edge& e) {
+      if (owner(e.first) == index) ++degree[slot_of(e.first)];
+    });
     std::vector<std::size_t> by_source(mine + 1, 0);
     for (std::size_t s = 0; s < mine; ++s) by_source[s + 1] = by_source[s] + degree[s];
-    std::vector<Node> targets(received.size());
+    std::vector<Node> targets(by_source[mine]);
     {
       auto fill = by_source;
-      for (const auto& [src, dst] : received) targets[fill[src / peers]++] = dst;
+      graph.for_each_edge(0, 1, [&](const Edge& e) {
+        if (owner(e.first) == index) targets[fill[slot_of(e.first)]++] = e.second;
+      });
     }
-    received = {};
     // By target (counting sort over all node ids), targets grouped by their worker.
     std::vector<std::uint32_t> in_count(nodes, 0);
     for (Node t : targets) ++in_count[t];
-    std::vector<std::size_t> group_of(nodes, 0);  // a target's group
+    std::vector<std::uint32_t> group_of(nodes, 0);  // a target's group
     offsets.assign(1, 0);
     target_slot.clear();
     target_worker.clear();
@@ -115,7 +125,7 @@ struct State {
       const std::size_t w = (index + k) % peers;  // this worker's own targets first
       for (std::uint64_t t = w, slot = 0; t < nodes; t += peers, ++slot) {
         if (in_count[t] == 0) continue;
-        group_of[t] = target_slot.size();
+        group_of[t] = static_cast<std::uint32_t>(target_slot.size());
         target_slot.push_back(static_cast<std::uint32_t>(slot));
         target_worker.push_back(static_cast<std::uint32_t>(w));
         offsets.push_back(offsets.back() + in_count[t]);
@@ -131,7 +141,6 @@ struct State {
     }
     rank.assign(mine, nodes > 0 ? 1.0 / static_cast<double>(nodes) : 0.0);
     share.resize(mine);
-    built = true;
   }
 
   /// The entry for the shares that arrive at `time`, made with `cap` if it is new.
@@ -190,19 +199,17 @@ struct State {
 
 }  // namespace detail
 
-/// PageRank over `edges` (ids below `nodes`) for `iterations` iterations: every node's rank, once,
-/// when the computation is done. Build it in a top-level scope with timestamps `Time`; the edges
-/// must all arrive in the first epoch (for example from `to_stream`).
+/// PageRank over `graph` for `iterations` iterations: every node's rank, once, when the
+/// computation is done, at time 0. Build it in a top-level scope with timestamps `Time`; `graph`
+/// must outlive the dataflow (each worker reads its nodes' out-edges from it when the dataflow is
+/// built).
 template <class Scope>
-timely::Stream<Time, Ranked> ranks(Scope& scope, const timely::Stream<Time, Edge>& edges, std::uint64_t nodes,
-                                   std::uint32_t iterations) {
+timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph, std::uint32_t iterations) {
   using namespace timely::dataflow::operators;
   return scope.template iterative<Round>([&](auto& inner) {
     auto [handle, cycle] = loop_variable<Share>(inner);
 
     timely::OperatorBuilder<Inner> builder(inner, "PageRank");
-    auto edge_in = builder.new_input(edges | enter(inner),
-                                     timely::Exchange{[](const Edge& e) { return std::uint64_t{e.first}; }});
     auto share_in =
         builder.new_input(cycle, timely::Exchange{[](const Share& s) { return std::uint64_t{s.worker}; }});
     auto share_out_made = builder.template new_output<Share>();
@@ -213,23 +220,18 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const timely::Stream<Time, Edge
     auto& ranked = rank_out_made.second;
 
     detail::State state;
-    state.nodes = nodes;
+    state.nodes = graph.nodes();
     state.iterations = iterations;
     state.index = inner.index();
     state.peers = inner.peers();
     builder.build([&](std::vector<timely::Capability<Inner>> caps) {
       // caps[0] sends the first shares, caps[1] the final ranks (any time will do for those: they
       // leave the loop, where only the outer time counts).
-      return [state = std::move(state), edge_in = std::move(edge_in), share_in = std::move(share_in),
-              share_out = std::move(share_out), rank_out = std::move(rank_out),
+      state.build_graph(graph);
+      return [state = std::move(state), share_in = std::move(share_in), share_out = std::move(share_out),
+              rank_out = std::move(rank_out),
               start = std::optional<timely::Capability<Inner>>(std::move(caps[0])),
               finish = std::optional<timely::Capability<Inner>>(std::move(caps[1]))]() mutable {
-        edge_in.for_each([&](const timely::InputCapability<Inner>&, std::vector<Edge>& batch) {
-          if (state.received.empty())
-            state.received.swap(batch);
-          else
-            state.received.insert(state.received.end(), batch.begin(), batch.end());
-        });
         share_in.for_each([&](const timely::InputCapability<Inner>& cap, std::vector<Share>& batch) {
           auto& p = state.pending_at(cap.time(), [&] { return cap.retain(); });
           double* incoming = p.incoming.data();
@@ -240,10 +242,6 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const timely::Stream<Time, Edge
               incoming[share.slot] += share.mass;
           }
         });
-        if (!state.built) {
-          if (!edge_in.frontier().empty()) return;
-          state.build_graph();
-        }
         if (start) {  // iteration 0: the uniform ranks
           if (state.iterations == 0) {
             state.send_ranks(rank_out, *finish);

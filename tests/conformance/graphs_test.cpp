@@ -193,8 +193,7 @@ PagerankResult dataflow_pagerank(const GraphInput& graph, std::uint32_t iteratio
   std::vector<std::vector<pagerank::Ranked>> ranked(workers), top(workers);
   timely::execute(timely::Config::process(workers), [&](timely::Worker& worker) {
     worker.dataflow<pagerank::Time>([&](auto& scope) {
-      auto out = pagerank::ranks(scope, to_stream(scope, graph.share(worker.index(), workers)), graph.nodes(),
-                                 iterations);
+      auto out = pagerank::ranks(scope, graph, iterations);
       out | inspect([&, i = worker.index()](const pagerank::Ranked& r) { ranked[i].push_back(r); });
       pagerank::top(out, 10) |
           inspect([&, i = worker.index()](const pagerank::Ranked& r) { top[i].push_back(r); });
