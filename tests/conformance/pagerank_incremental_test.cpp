@@ -178,4 +178,32 @@ TEST_CASE("pagerank NODES EDGES prints the model's rounds", "[graphs][pagerank-i
   }
 }
 
+TEST_CASE("pagerank takes --rounds with NODES EDGES only", "[graphs][pagerank-incremental][programs]") {
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"100 400 --iterations 3", "--iterations and --undirected go with --graph FILE"},
+      {"100 400 --undirected", "--iterations and --undirected go with --graph FILE"},
+      {"--graph nowhere.edges --rounds 3", "--rounds goes with NODES EDGES"},
+      {"100 400 --rounds 3 --rounds=4", "--rounds given twice"},
+      {"100 400 --rounds", "--rounds needs a value"},
+      {"100 400 --rounds=x", "--rounds"},
+  };
+  for (const auto& c : cases) {
+    INFO("pagerank " << c.args);
+    const std::string err = "pagerank_incremental_test.err";
+    const std::string command =
+        std::string("'") + TIMELY_PAGERANK_BINARY + "' " + c.args + " >/dev/null 2>" + err;
+    const int raw = std::system(command.c_str());
+    CHECK((WIFEXITED(raw) && WEXITSTATUS(raw) == 2));
+    std::ifstream in(err);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::remove(err.c_str());
+    CHECK(text.str().find(c.message) != std::string::npos);
+  }
+}
+
 #endif
