@@ -188,10 +188,13 @@ struct PagerankResult {
   std::vector<pagerank::Ranked> top;
 };
 
-PagerankResult dataflow_pagerank(const GraphInput& graph, std::uint32_t iterations, std::size_t workers) {
+PagerankResult dataflow_pagerank(const GraphInput& graph, std::uint32_t iterations, std::size_t workers,
+                                 timely::ProgressMode mode) {
   using namespace timely::dataflow::operators;
   std::vector<std::vector<pagerank::Ranked>> ranked(workers), top(workers);
-  timely::execute(timely::Config::process(workers), [&](timely::Worker& worker) {
+  auto config = timely::Config::process(workers);
+  config.worker.progress_mode = mode;
+  timely::execute(config, [&](timely::Worker& worker) {
     worker.dataflow<pagerank::Time>([&](auto& scope) {
       auto out = pagerank::ranks(scope, graph, iterations);
       out | inspect([&, i = worker.index()](const pagerank::Ranked& r) { ranked[i].push_back(r); });
@@ -448,13 +451,15 @@ TEST_CASE("pagerank equals a sequential power iteration to 1e-9", "[graphs][page
     double total = 0;
     for (double r : expected) total += r;
     CHECK(std::abs(total - 1.0) < 1e-9);
-    for (std::size_t workers : kWorkerCounts) {
-      INFO(c.what << ", " << c.iterations << " iterations, " << workers << " workers");
-      const auto result = dataflow_pagerank(c.graph, c.iterations, workers);
-      CHECK(result.reported == c.graph.nodes());
-      CHECK(max_difference(result.rank, expected) <= 1e-9);
-      check_top(result.top, expected, 10);
-    }
+    for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
+      for (std::size_t workers : kWorkerCounts) {
+        INFO(c.what << ", " << c.iterations << " iterations, " << workers << " workers"
+                    << (mode == timely::ProgressMode::Eager ? ", eager" : ""));
+        const auto result = dataflow_pagerank(c.graph, c.iterations, workers, mode);
+        CHECK(result.reported == c.graph.nodes());
+        CHECK(max_difference(result.rank, expected) <= 1e-9);
+        check_top(result.top, expected, 10);
+      }
   }
 }
 
