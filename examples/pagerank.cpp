@@ -113,8 +113,10 @@ int main(int argc, char** argv) {
       if (flags.iterations || flags.undirected)
         throw timely::ConfigError(
             "--iterations and --undirected go with --graph FILE; NODES EDGES takes --rounds R");
-      run_incremental(graphs::graph_from(flags, config, 2, "NODES EDGES"), config,
-                      rounds.value_or(kDefaultRounds));
+      const auto graph = graphs::graph_from(flags, config, 2, "NODES EDGES");
+      if (graph.nodes() == 0 && rounds.value_or(kDefaultRounds) > 0)
+        throw timely::ConfigError("rounds of random edge changes need NODES >= 1 (or --rounds 0)");
+      run_incremental(graph, config, rounds.value_or(kDefaultRounds));
       return;
     }
     if (rounds)

@@ -338,9 +338,13 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
 /// Runs the reference's input through `input` on worker `worker`: round 0 this worker's share of
 /// the `edges` random edges, then `rounds` rounds of one added and one removed edge (each on
 /// worker r % peers), stepping the worker until `probe` has passed each round; closes `input`.
+/// \throws std::invalid_argument if there are edges or rounds but no nodes.
 template <class Input, class Probe>
 void feed(timely::Worker& worker, Input& input, const Probe& probe, std::uint64_t nodes, std::uint64_t edges,
           std::uint64_t rounds) {
+  if (nodes == 0 && (edges > 0 || rounds > 0))
+    throw std::invalid_argument("pagerank: random edges (" + std::to_string(edges) + ", and " +
+                                std::to_string(rounds) + " rounds of changes) need at least one node");
   const std::size_t index = worker.index(), peers = worker.peers();
   for (std::uint64_t i = index; i < edges; i += peers)
     input.send(EdgeChange{graphs::random_edge(i, nodes), +1});

@@ -190,6 +190,7 @@ TEST_CASE("pagerank takes --rounds with NODES EDGES only", "[graphs][pagerank-in
       {"100 400 --rounds 3 --rounds=4", "--rounds given twice"},
       {"100 400 --rounds", "--rounds needs a value"},
       {"100 400 --rounds=x", "--rounds"},
+      {"0 0 --rounds 2", "rounds of random edge changes need NODES >= 1"},
   };
   for (const auto& c : cases) {
     INFO("pagerank " << c.args);
