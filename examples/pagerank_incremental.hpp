@@ -7,7 +7,9 @@
 // node hands out changes when its rank or its edges change, and those changes travel one round
 // per hop: a change in what node u sends v at round t reaches v at round t + 1. A node adds up
 // the changes it receives and moves its rank only once their sum is at least 6 in magnitude
-// (then by the whole sum), which is what makes the propagation die out.
+// (then by the whole sum), which is what makes the propagation die out. (Parts are multiplied
+// by multiplicity but divided by distinct targets, as in the reference, so a node with parallel
+// edges hands out more than 5/6 of its rank; on dense multigraphs the changes may never die out.)
 //
 // Rounds are the timestamps of one top-level scope with a feedback edge that adds 1. One
 // operator, PageRank, holds the nodes of its worker (node v on worker v % peers; edge changes
