@@ -19,7 +19,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -95,15 +94,16 @@ struct State {
   /// Takes the out-edges of this worker's nodes from `graph` (two passes over all of it).
   void build_graph(const graphs::GraphInput& graph) {
     const std::size_t mine = slots();
-    // Owner and slot of a node without a division when peers is a power of two (2, 4, ...).
-    const bool pow2 = (peers & (peers - 1)) == 0;
-    const unsigned shift = static_cast<unsigned>(std::countr_zero(peers));
-    const auto owner = [&](Node v) { return pow2 ? (v & (peers - 1)) : v % peers; };
-    const auto slot_of = [&](Node v) { return pow2 ? (v >> shift) : v / peers; };
+    const graphs::SlotOf slot_of(peers);
+    // The slot of `v` if this worker owns it, else `mine` (no slot).
+    const auto my_slot = [&](Node v) {
+      const std::size_t slot = slot_of(v);
+      return v - slot * peers == index ? slot : mine;
+    };
     // By source slot (counting sort), so that each target's sources come out ascending.
     degree.assign(mine, 0);
     graph.for_each_edge(0, 1, [&](const Edge& e) {
-      if (owner(e.first) == index) ++degree[slot_of(e.first)];
+      if (const auto slot = my_slot(e.first); slot != mine) ++degree[slot];
     });
     std::vector<std::size_t> by_source(mine + 1, 0);
     for (std::size_t s = 0; s < mine; ++s) by_source[s + 1] = by_source[s] + degree[s];
@@ -111,7 +111,7 @@ struct State {
     {
       auto fill = by_source;
       graph.for_each_edge(0, 1, [&](const Edge& e) {
-        if (owner(e.first) == index) targets[fill[slot_of(e.first)]++] = e.second;
+        if (const auto slot = my_slot(e.first); slot != mine) targets[fill[slot]++] = e.second;
       });
     }
     // By target (counting sort over all node ids), targets grouped by their worker.

@@ -231,9 +231,9 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
     std::vector<detail::NodeState> state(graphs::owned_count(nodes, index, peers));
     std::vector<detail::Received> spare;  // emptied sums, for reuse
     std::vector<RankChange> before, after;
-    return [nodes, peers, stash = std::move(stash), state = std::move(state), spare = std::move(spare),
-            before = std::move(before), after = std::move(after), edge_in = std::move(edge_in),
-            rank_in = std::move(rank_in), change_out = std::move(change_out),
+    return [nodes, slot_of = graphs::SlotOf(peers), stash = std::move(stash), state = std::move(state),
+            spare = std::move(spare), before = std::move(before), after = std::move(after),
+            edge_in = std::move(edge_in), rank_in = std::move(rank_in), change_out = std::move(change_out),
             stats_out = std::move(stats_out)]() mutable {
       auto entry = [&](const timely::InputCapability<Time>& cap) -> Stash& {
         auto it = stash.find(cap.time());
@@ -255,10 +255,11 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
         auto& s = entry(cap);
         s.ranks.resize(state.size());
         for (const auto& [v, diff] : batch) {
-          if (v / peers >= state.size())
+          const std::size_t slot = slot_of(v);
+          if (slot >= state.size())
             throw std::out_of_range("pagerank: rank change for node " + std::to_string(v) +
                                     " beyond the node count " + std::to_string(nodes));
-          s.ranks.add(static_cast<std::uint32_t>(v / peers), diff);
+          s.ranks.add(static_cast<std::uint32_t>(slot), diff);
         }
         s.ranked = true;
       });
@@ -270,11 +271,12 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
         auto session = change_out.session(s.caps[0]);
         compact(s.edges);
         for (const auto& [edge, diff] : s.edges) {
-          if (edge.first / peers >= state.size() || edge.second >= nodes)
+          const std::size_t slot = slot_of(edge.first);
+          if (slot >= state.size() || edge.second >= nodes)
             throw std::out_of_range("pagerank: edge " + std::to_string(edge.first) + " -> " +
                                     std::to_string(edge.second) + " is beyond the node count " +
                                     std::to_string(nodes));
-          auto& n = state[edge.first / peers];
+          auto& n = state[slot];
           // What the source hands out before and after, both by target: their difference.
           before.clear();
           after.clear();
