@@ -302,8 +302,11 @@ TEST_CASE("built-in codecs round-trip containers, tuples, optionals and variants
 TEST_CASE("aggregates round-trip field by field through Boost.PFR", "[communication][codec]") {
   check_round_trip(Record{42, "answer", true});
   check_round_trip(Record{});
-  check_round_trip(Nested{
-      {1, "head", false}, {{2, "x", true}, {3, "", false}}, std::pair{-7, std::string("e")}, Color::Blue});
+  // The head is built on its own: GCC 12 at -O3 warns (falsely) that a string of a nested
+  // brace-initialized aggregate may be used uninitialized.
+  const Record head{1, "head", false};
+  check_round_trip(
+      Nested{head, {{2, "x", true}, {3, "", false}}, std::pair{-7, std::string("e")}, Color::Blue});
   check_round_trip(std::vector<Record>{{1, "a", true}, {2, "b", false}});
   CHECK(Codec<Record>::name() == "{u64,string,bool}");
   CHECK(Codec<Nested>::name() ==
