@@ -27,7 +27,7 @@
 
 namespace {
 
-constexpr std::uint64_t kLinesPerEpoch = 200'000;
+constexpr std::uint64_t kLinesPerEpoch = 50'000;
 constexpr std::uint64_t kLinesPerChunk = 32;
 
 /// One worker's share of the output: its words' "WORD COUNT" lines, and their totals.
