@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 
 #include <timely/error.hpp>
@@ -22,6 +23,9 @@ int guarded_main(const char* name, const char* usage, F&& body) {
   } catch (const timely::ConfigError& e) {
     std::fprintf(stderr, "%s: %s\nusage: %s %s\n", name, e.what(), name, usage);
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory (a graph or input too large for this machine?)\n", name);
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", name, e.what());
     return 1;

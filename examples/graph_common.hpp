@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -127,18 +128,22 @@ inline std::optional<std::uint64_t> nodes_header(std::string_view line) {
 /// \throws std::runtime_error naming the file, and the line for malformed content: a missing file,
 /// a line that is not two ids, an id too large, an id not below the "# Nodes:" count.
 inline EdgeList read_edge_list(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status))
+    throw std::runtime_error("graph file '" + path + "' is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::runtime_error("cannot open graph file '" + path + "'");
-  // One read into a string of the file's size (a character-at-a-time stream iterator costs more
-  // than parsing the file does).
   std::string text;
-  file.seekg(0, std::ios::end);
-  const auto size = file.tellg();
-  file.seekg(0, std::ios::beg);
-  if (size > 0) {
-    text.resize(static_cast<std::size_t>(size));
+  if (std::filesystem::is_regular_file(status)) {
+    // One read into a string of the file's size (a character-at-a-time stream iterator costs
+    // more than parsing the file does).
+    text.resize(static_cast<std::size_t>(std::filesystem::file_size(path)));
     file.read(text.data(), static_cast<std::streamsize>(text.size()));
     text.resize(static_cast<std::size_t>(file.gcount()));
+  } else {
+    // A pipe or a device: no size to ask for, so read until the end.
+    text.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
   }
   if (file.bad()) throw std::runtime_error("cannot read graph file '" + path + "'");
 

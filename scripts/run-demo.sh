@@ -9,7 +9,7 @@ cd "$root"
 workers=${1:-2}
 bash scripts/install-deps.sh
 bash scripts/fetch-data.sh
-cmake --preset release -DTIMELY_BUILD_TESTS=OFF -DTIMELY_BUILD_BOOK=OFF -DTIMELY_BUILD_BENCHES=OFF >/dev/null
+cmake --preset release >/dev/null
 cmake --build --preset release --target wordcount
 ./build/release/examples/wordcount data/gcide.txt -w "$workers" > build/release/wordcount.txt
 echo "run-demo: $(wc -l < build/release/wordcount.txt) distinct words written to build/release/wordcount.txt; the most frequent:"

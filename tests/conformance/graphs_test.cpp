@@ -552,6 +552,8 @@ TEST_CASE("the example programs reject bad input clearly", "[graphs][programs]")
        "bfs: error: cannot open graph file '/nonexistent/g.edges'"},
       {TIMELY_PAGERANK_BINARY, "--graph /nonexistent/g.edges", 1, "cannot open graph file"},
       {TIMELY_UNIONFIND_BINARY, "--graph /nonexistent/g.edges -w 2", 1, "cannot open graph file"},
+      {TIMELY_PAGERANK_BINARY, "--graph /tmp", 1, "pagerank: error: graph file '/tmp' is a directory"},
+      {TIMELY_UNIONFIND_BINARY, "--graph / -w 2", 1, "graph file '/' is a directory"},
       {TIMELY_BFS_BINARY, "--graph " + malformed.path(), 1,
        malformed.path() + ":3: expected 'SRC DST' (two node ids), got '1 two'"},
       {TIMELY_UNIONFIND_BINARY, "--graph " + malformed.path(), 1, ":3: expected 'SRC DST'"},
