@@ -19,9 +19,10 @@
 /// # Wire encoding of the built-in codecs
 ///
 /// Everything is little-endian with a fixed width, whatever the host; nothing is aligned or
-/// padded (framing and padding belong to whoever stores the bytes). `name()` is a short
-/// description of the encoding (the capture format writes it in its header and compares it when
-/// reading; equal names mean equal encodings).
+/// padded (framing and padding belong to whoever stores the bytes), except columnar batches,
+/// which pad to 8 relative to the start of the buffer so that they can be read in place.
+/// `name()` is a short description of the encoding (the capture format writes it in its header
+/// and compares it when reading; equal names mean equal encodings).
 ///
 ///     type                               bytes                                       name()
 ///     bool                               1 byte, 0 or 1 (anything else is rejected)  bool
@@ -39,6 +40,9 @@
 ///     std::monostate                     nothing                                     monostate
 ///     std::chrono::duration<R, P>        count() as an R                             duration<i64,1/1000>
 ///     aggregate, not trivially copyable  its fields in order (Boost.PFR)             {u64,string}
+///     container::columnar::Batch<X>      zero bytes to a multiple of 8, u64 length,  columnar<layout>
+///                                        the batch's header and aligned columns
+///                                        (codec_columnar.hpp; read in place)
 ///     other trivially copyable type      its object bytes, as laid out on the host   raw16 (its size)
 ///
 /// In core (include/timely/progress/codecs.hpp): `timely::Product<A, B>` (outer, inner; `product<A,B>`),
@@ -110,13 +114,14 @@
 ///
 /// This header is what a user includes. It holds nothing itself: `codec_core.hpp` has the
 /// machinery (`CodecError`, `Encoder`, `Decoder`, the `Codec` template and the `Encodable`
-/// concept), `codec_builtin.hpp` the codecs of the table above. Only a header that names the
-/// machinery without asking whether a type has a codec, nor instantiating one, may include
-/// `codec_core.hpp` alone; every other includes this one, so that every translation unit
-/// decides with the same codecs (the built-in ones are partial specializations: where one is not
-/// visible, `Encodable<X>` would be false for a type that has a codec elsewhere, an ODR
-/// violation). Of Boost.PFR only its core is parsed.
+/// concept), `codec_builtin.hpp` the codecs of the table above, `codec_columnar.hpp` that of
+/// columnar batches. Only a header that names the machinery without asking whether a type has
+/// a codec, nor instantiating one, may include `codec_core.hpp` alone; every other includes
+/// this one, so that every translation unit decides with the same codecs (the built-in ones
+/// are partial specializations: where one is not visible, `Encodable<X>` would be false for a
+/// type that has a codec elsewhere, an ODR violation). Of Boost.PFR only its core is parsed.
 #pragma once
 
 #include <timely/communication/codec_builtin.hpp>
+#include <timely/communication/codec_columnar.hpp>
 #include <timely/communication/codec_core.hpp>

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -200,11 +201,20 @@ class Encoder {
 
 /// Reads encoded values from a span of bytes whose first byte is at absolute offset `base`
 /// (used only in errors). Every read checks the remaining length first and throws `CodecError`
-/// at the absolute offset of the read if it runs short. Borrows the bytes.
+/// at the absolute offset of the read if it runs short. Borrows the bytes; given an `owner`
+/// that keeps them alive (the receive slab), codecs of types that can read bytes in place
+/// (columnar batches, codec_columnar.hpp) keep a reference to it instead of copying.
 class Decoder {
  public:
   explicit Decoder(std::span<const std::uint8_t> bytes, std::uint64_t base = 0) noexcept
       : bytes_(bytes), base_(base) {}
+  /// Bytes kept alive by `owner` for as long as anyone holds it.
+  Decoder(std::span<const std::uint8_t> bytes, std::uint64_t base, std::shared_ptr<const void> owner) noexcept
+      : bytes_(bytes), base_(base), owner_(std::move(owner)) {}
+
+  /// What keeps the bytes alive beyond the decode, or null if nothing does (then a decoded
+  /// value must not point into them).
+  [[nodiscard]] const std::shared_ptr<const void>& owner() const noexcept { return owner_; }
 
   [[nodiscard]] std::uint8_t get_u8() { return get_int<std::uint8_t>("u8"); }
   [[nodiscard]] std::uint16_t get_u16() { return get_int<std::uint16_t>("u16"); }
@@ -323,6 +333,7 @@ class Decoder {
 
   std::span<const std::uint8_t> bytes_;
   std::uint64_t base_;
+  std::shared_ptr<const void> owner_;
   std::size_t pos_ = 0;
   std::uint64_t max_empty_count_ = std::uint64_t{1} << 32;
 };

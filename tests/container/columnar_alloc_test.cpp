@@ -1,0 +1,148 @@
+// Heap allocations of columnar batches, counted by replacing the global operator new (this
+// binary only): after warm-up, reading a batch in place from bytes with an owner (directly and
+// through the codec), iterating it, copying a borrowed batch and serializing into a reserved
+// buffer allocate nothing; refilling an owned batch after clear() reuses its columns.
+#include <timely/container/columnar.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <timely/communication/codec.hpp>
+
+#include "columnar_fixtures.hpp"
+#include "support/catch.hpp"
+
+namespace {
+std::atomic<std::size_t> allocations{0};
+
+void* counted(std::size_t n, std::size_t align = 0) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (n == 0) n = 1;
+  void* p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align)
+                                              : std::malloc(n);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return counted(n); }
+void* operator new[](std::size_t n) { return counted(n); }
+void* operator new(std::size_t n, std::align_val_t a) { return counted(n, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t n, std::align_val_t a) { return counted(n, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+using namespace columnar_test;
+
+namespace {
+
+using TB = col::Batch<Triple>;
+
+/// Heap allocations made by `f()`.
+template <class F>
+std::size_t allocations_of(F&& f) {
+  const std::size_t before = allocations.load();
+  f();
+  return allocations.load() - before;
+}
+
+TB sample(std::size_t n) {
+  TB b;
+  for (std::size_t i = 0; i < n; ++i)
+    b.push_into(Triple{i, std::string(i % 13, 'w'),
+                       i % 3 ? std::optional<std::vector<std::uint32_t>>(std::vector<std::uint32_t>(i % 5, 7))
+                             : std::nullopt});
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("columnar allocations: the counter sees allocations", "[container][columnar][alloc]") {
+  CHECK(allocations_of([] { std::make_unique<int>(1).reset(); }) == 1);
+}
+
+TEST_CASE("columnar allocations: reading in place allocates nothing", "[container][columnar][alloc]") {
+  const TB batch = sample(10'000);
+  const Owned owner = own(serialize(batch));
+  std::size_t sum = 0;
+  auto read = [&](const TB& b) {
+    for (const auto& [n, s, v] : b) {
+      sum += n + s.size();
+      if (v)
+        for (std::uint32_t x : *v) sum += x;
+    }
+  };
+  for (int warm = 0; warm < 2; ++warm) {
+    const std::size_t n = allocations_of([&] {
+      const TB view = TB::from_bytes(owner.bytes(), owner.words);
+      read(view);
+      const TB copy = view;  // shares the owner
+      read(copy);
+      CHECK(view.borrowed());
+    });
+    CHECK(n == 0);
+  }
+  CHECK(sum > 0);
+
+  SECTION("through the codec, with the decoder's owner") {
+    std::vector<std::uint8_t> buf;
+    timely::communication::Encoder e(buf);
+    e.put_u64(1);
+    e.put_u32(2);
+    e.put(batch);
+    const Owned framed = own(buf);
+    for (int warm = 0; warm < 2; ++warm) {
+      const std::size_t n = allocations_of([&] {
+        timely::communication::Decoder d(framed.bytes(), 0, framed.words);
+        (void)d.get_u64();
+        (void)d.get_u32();
+        const TB view = d.get<TB>();
+        CHECK(view.borrowed());
+        CHECK(view.size() == batch.size());
+      });
+      CHECK(n == 0);
+    }
+  }
+}
+
+TEST_CASE("columnar allocations: clear() keeps the columns, append_to into room allocates nothing",
+          "[container][columnar][alloc]") {
+  TB b = sample(1000);
+  const TB reference = b;
+  std::vector<std::uint8_t> out;
+  out.reserve(2 * b.serialized_size());
+  const std::size_t n = allocations_of([&] {
+    b.clear();
+    for (const auto& r : reference) b.push_into(r);
+    b.append_to(out);
+  });
+  CHECK(n == 0);
+  CHECK(b == reference);
+}
