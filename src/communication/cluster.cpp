@@ -80,7 +80,7 @@ class RemoteInbox {
  public:
   explicit RemoteInbox(std::shared_ptr<InboundQueue> queue) : queue_(std::move(queue)) {}
 
-  bool next(std::span<const std::uint8_t>& bytes, std::uint32_t& source) {
+  bool next(std::span<const std::uint8_t>& bytes, std::uint32_t& source, std::shared_ptr<const void>& owner) {
     if (next_ == pending_.size()) {
       pending_.clear();
       next_ = 0;
@@ -94,6 +94,7 @@ class RemoteInbox {
     current_ = std::move(pending_[next_++]);  // keeps the slab alive while the caller decodes
     bytes = current_.bytes();
     source = current_.source;
+    owner = current_.owner;
     return true;
   }
 
@@ -113,8 +114,9 @@ std::shared_ptr<RemoteInbox> remote_inbox(ClusterLinks& links, std::size_t local
   return std::make_shared<RemoteInbox>(links.network().inbound(local, channel));
 }
 
-bool remote_next(RemoteInbox& inbox, std::span<const std::uint8_t>& bytes, std::uint32_t& source) {
-  return inbox.next(bytes, source);
+bool remote_next(RemoteInbox& inbox, std::span<const std::uint8_t>& bytes, std::uint32_t& source,
+                 std::shared_ptr<const void>& owner) {
+  return inbox.next(bytes, source, owner);
 }
 
 void throw_undecodable(std::size_t channel, std::uint32_t source, const std::string& why) {

@@ -63,9 +63,11 @@ void remote_append(ClusterLinks& links, std::size_t peer, std::uint32_t lo, std:
                    std::size_t channel, EncodeFn encode, const void* value);
 /// The messages from other processes for local worker `local` on `channel`.
 std::shared_ptr<RemoteInbox> remote_inbox(ClusterLinks& links, std::size_t local, std::size_t channel);
-/// Moves to the next received message: its bytes (valid until the next call) and its sender's
-/// global index. Returns false if there is none.
-bool remote_next(RemoteInbox& inbox, std::span<const std::uint8_t>& bytes, std::uint32_t& source);
+/// Moves to the next received message: its bytes (valid until the next call, or for as long
+/// as `owner`, the receive buffer holding them, is kept) and its sender's global index.
+/// Returns false if there is none.
+bool remote_next(RemoteInbox& inbox, std::span<const std::uint8_t>& bytes, std::uint32_t& source,
+                 std::shared_ptr<const void>& owner);
 /// \throws NetworkError: a message from worker `source` on `channel` does not decode.
 [[noreturn]] void throw_undecodable(std::size_t channel, std::uint32_t source, const std::string& why);
 /// \throws ConfigError: channel `channel` of a type without a codec would leave the process.
@@ -94,8 +96,10 @@ class RemotePusher final : public Push<T> {
 };
 
 /// Pulls what workers of this process sent (through `local`), then decodes what workers of
-/// other processes sent. A message that does not decode exactly throws `NetworkError` naming
-/// the channel and the sending worker.
+/// other processes sent. The decoder is given the receive buffer as its owner, so a value that
+/// can read its bytes in place (a columnar batch) borrows them and keeps the buffer alive;
+/// the network recycles the buffer when the last such value is dropped. A message that does
+/// not decode exactly throws `NetworkError` naming the channel and the sending worker.
 template <class T>
 class ClusterPuller final : public Pull<T> {
  public:
@@ -108,10 +112,11 @@ class ClusterPuller final : public Pull<T> {
     current_.reset();
     std::span<const std::uint8_t> bytes;
     std::uint32_t source = 0;
-    if (remote_next(*inbox_, bytes, source)) {
+    std::shared_ptr<const void> owner;
+    if (remote_next(*inbox_, bytes, source, owner)) {
       std::size_t left = 0;
       try {
-        Decoder decoder(bytes, 0);
+        Decoder decoder(bytes, 0, std::move(owner));
         current_.emplace(Codec<T>::decode(decoder));
         left = decoder.remaining();
       } catch (const std::exception& e) {

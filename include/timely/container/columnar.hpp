@@ -161,6 +161,9 @@ class Batch {
   /// Whether the batch reads bytes borrowed from a caller's owner (`from_bytes` with an
   /// aligned view and a non-null owner).
   [[nodiscard]] bool borrowed() const noexcept { return borrowed_; }
+  /// What keeps the borrowed bytes alive (the `owner` given to `from_bytes`), or null unless
+  /// `borrowed()`.
+  [[nodiscard]] std::shared_ptr<const void> owner() const noexcept { return borrowed_ ? owner_ : nullptr; }
 
   /// Bytes the serialized batch takes (`serialized_size()`): the proxy for when to ship it.
   [[nodiscard]] std::size_t byte_size() const noexcept { return serialized_size(); }
