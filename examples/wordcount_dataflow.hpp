@@ -27,6 +27,8 @@ namespace wordcount {
 using Time = std::uint64_t;
 using Count = std::int64_t;
 using WordCount = std::pair<std::string, Count>;
+/// Each word's most recent total, on the worker that owns the word.
+using Latest = boost::unordered_flat_map<std::string, Count, boost::hash<std::string>>;
 
 /// The bytes `tr '[:space:]'` treats as whitespace in the C locale.
 inline bool is_space(char c) {
@@ -126,8 +128,7 @@ inline std::uint64_t route(const WordCount& wc) { return boost::hash<std::string
 /// Builds the dataflow on `worker`: lines from `input`, final counts into `latest` (each word's
 /// most recent total, on the worker that owns the word), completion watched by `probe`.
 inline void build(timely::Worker& worker, timely::InputHandle<Time, std::string>& input,
-                  timely::ProbeHandle<Time>& probe,
-                  boost::unordered_flat_map<std::string, Count, boost::hash<std::string>>& latest) {
+                  timely::ProbeHandle<Time>& probe, Latest& latest) {
   using namespace timely::dataflow::operators;
   worker.dataflow<Time>([&](auto& scope) {
     input.to_stream(scope) | split_words() | exchange(route) | count_words() |

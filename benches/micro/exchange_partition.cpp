@@ -42,9 +42,9 @@ namespace {
 
 using Time = std::uint64_t;
 template <class D>
-using Message = timely::dataflow::Message<Time, D>;
+using Message = timely::dataflow::Message<Time, std::vector<D>>;
 template <class D>
-using MessagePush = timely::dataflow::MessagePush<Time, D>;
+using MessagePush = timely::dataflow::MessagePush<Time, std::vector<D>>;
 
 constexpr std::size_t kRecordsPerRound = 16384;
 
@@ -91,7 +91,8 @@ void exchange_bench(benchmark::State& state, const std::vector<D>& records, Rout
     counts.push_back(sink.get());
     sinks.push_back(std::move(sink));
   }
-  timely::dataflow::detail::ExchangePusher<Time, D, Route> pusher(std::move(sinks), std::move(route));
+  timely::dataflow::detail::ExchangePusher<Time, std::vector<D>, Route> pusher(std::move(sinks),
+                                                                               std::move(route));
   const std::size_t capacity = timely::container::default_capacity<D>();
 
   for (auto _ : state) {

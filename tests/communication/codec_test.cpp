@@ -352,7 +352,7 @@ TEST_CASE("core types: Product, Unit, Location, Message, ProgressMessage", "[com
   CHECK(encode_bytes(Product<std::uint32_t, std::uint8_t>{1, 2}) == Bytes{1, 0, 0, 0, 2});
   CHECK(encode_bytes(Location{3, 4, true}) == cat({le(3, 8), le(4, 8), {1}}));
 
-  using M = timely::dataflow::Message<Product<std::uint64_t, std::uint32_t>, std::string>;
+  using M = timely::dataflow::Message<Product<std::uint64_t, std::uint32_t>, std::vector<std::string>>;
   M m;
   m.time = {5, 1};
   m.data = {"alpha", "", "gamma"};
@@ -480,7 +480,7 @@ TEST_CASE("truncation at every byte offset throws CodecError at the failed read"
     return 18;
   });
   // Message<u64, u32>: from at 0, seq at 8, time at 16, count at 24, records at 32..40.
-  using M = timely::dataflow::Message<std::uint64_t, std::uint32_t>;
+  using M = timely::dataflow::Message<std::uint64_t, std::vector<std::uint32_t>>;
   M m;
   m.time = 5;
   m.data = {1, 2};

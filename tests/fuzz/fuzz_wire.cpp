@@ -5,10 +5,11 @@
 //   - wire::parse_verdict_head (the first 8 bytes),
 //   - wire::parse_header with several FrameLimits (the whole input as one header, and as a
 //     stream of frames walked the way the receive thread walks it),
-//   - Codec decoding of dataflow::Message<std::uint64_t, std::pair<std::string, std::uint64_t>>,
-//     of dataflow::Message<Product<std::uint64_t, std::uint32_t>, std::vector<std::optional<std::string>>>,
-//     of progress::ProgressMessage<std::uint64_t> and of ProgressMessage<Product<u64, u32>>
-//     (the whole input, and the payload of every data frame of the walked stream).
+//   - Codec decoding of dataflow::Message<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>>,
+//     of dataflow::Message<Product<std::uint64_t, std::uint32_t>,
+//     std::vector<std::vector<std::optional<std::string>>>>, of progress::ProgressMessage<std::uint64_t> and
+//     of ProgressMessage<Product<u64, u32>> (the whole input, and the payload of every data frame of the
+//     walked stream).
 // The documented exceptions (wire::ProtocolError, communication::CodecError) are the only
 // acceptable failures. Anything else (another exception, a crash, a sanitizer report, or a
 // broken invariant: a value accepted by a parser that does not re-encode to the bytes it was
@@ -107,9 +108,10 @@ void fuzz_decode(std::span<const std::uint8_t> bytes, std::uint64_t base) {
   }
 }
 
-using DataMessage = timely::dataflow::Message<std::uint64_t, std::pair<std::string, std::uint64_t>>;
+using DataMessage =
+    timely::dataflow::Message<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>>;
 using Time2 = timely::Product<std::uint64_t, std::uint32_t>;
-using DataMessage2 = timely::dataflow::Message<Time2, std::vector<std::optional<std::string>>>;
+using DataMessage2 = timely::dataflow::Message<Time2, std::vector<std::vector<std::optional<std::string>>>>;
 using Progress = timely::progress::ProgressMessage<std::uint64_t>;
 using Progress2 = timely::progress::ProgressMessage<Time2>;
 

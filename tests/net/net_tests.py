@@ -200,6 +200,7 @@ EQUIV = {
     "distinct": ("distinct", [], sorted_lines),
     "exchange": ("exchange", ["1000", "10"], canon_exchange),
     "wordcount": ("wordcount", [text_file], sorted_lines),
+    "columnar": ("columnar", [text_file], sorted_lines),
     "pagerank": ("pagerank", ["--graph", edge_file, "--iterations", "5"], sorted_lines),
     "pagerank-random": ("pagerank", ["1000", "5000", "--rounds", "5"], sorted_lines),
     "bfs": ("bfs", ["--graph", edge_file], canon_bfs),

@@ -40,6 +40,7 @@
 #include <timely/container/columnar/product.hpp>
 #include <timely/container/columnar/scalar.hpp>
 #include <timely/container/columnar/sequence.hpp>
+#include <timely/container/container.hpp>
 
 namespace timely::container::columnar {
 
@@ -345,5 +346,11 @@ class Batch {
   bool borrowed_ = false;              // the owner is the caller's (not our aligned copy)
   std::size_t capacity_ = default_capacity_bytes;
 };
+
+/// The container builder of columnar streams: fills `Batch<T>`s until they are `at_capacity()`
+/// (about 1 MiB) and hands them out in order. Name it as an operator's output type:
+/// `stream | map<columnar::Builder<P>>(f)`, `unary<columnar::Builder<P>>(...)`.
+template <class T>
+using Builder = CapacityContainerBuilder<Batch<T>>;
 
 }  // namespace timely::container::columnar

@@ -1,47 +1,55 @@
 /// \file
-/// `Message<T, D>` (a timestamped batch of records as it travels on a channel) and `Tee<T, D>`
-/// (the fan-out of one operator output to every consumer).
+/// `Message<T, C>` (a timestamped container of records as it travels on a channel) and
+/// `Tee<T, C>` (the fan-out of one operator output to every consumer).
 ///
 /// Source: the reference's `dataflow::channels::Message` and `pushers::Tee` (SEMANTICS.md §5.5).
 /// Thread-safety: messages move between threads; a tee belongs to its worker thread.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <timely/communication/push_pull.hpp>
+#include <timely/error.hpp>
 
 namespace timely::dataflow {
 
-/// A batch of records of type `D` at time `time`, sent by worker `from` as its `seq`-th message
-/// on the channel (`from` and `seq` serve diagnostics only).
-template <class T, class D>
+/// A container `C` of records (for vector streams, `std::vector<D>`) at time `time`, sent by
+/// worker `from` as its `seq`-th message on the channel (`from` and `seq` serve diagnostics only).
+template <class T, class C>
 struct Message {
   T time{};
-  std::vector<D> data;
+  C data;
   std::size_t from = 0;
   std::size_t seq = 0;
 };
 
 /// Delivers each message to every consumer of an output: copies for all but the last, which
-/// receives the original. A flush is forwarded to every consumer.
-template <class T, class D>
+/// receives the original (so a container is copied only when a stream has several consumers).
+/// A flush is forwarded to every consumer.
+template <class T, class C>
 class Tee {
  public:
-  using Pusher = communication::Push<Message<T, D>>;
+  using Pusher = communication::Push<Message<T, C>>;
 
   /// Adds a consumer.
   void add(std::unique_ptr<Pusher> pusher) { pushers_.push_back(std::move(pusher)); }
   [[nodiscard]] std::size_t consumers() const noexcept { return pushers_.size(); }
 
   /// Sends `message` to every consumer.
-  void push(Message<T, D>&& message) {
+  void push(Message<T, C>&& message) {
     if (pushers_.empty()) return;
-    for (std::size_t i = 0; i + 1 < pushers_.size(); ++i) pushers_[i]->send(message);
-    std::optional<Message<T, D>> slot(std::move(message));
+    if constexpr (std::copy_constructible<C>) {
+      for (std::size_t i = 0; i + 1 < pushers_.size(); ++i) pushers_[i]->send(message);
+    } else if (pushers_.size() > 1) {
+      throw_not_copyable();
+    }
+    std::optional<Message<T, C>> slot(std::move(message));
     pushers_.back()->push(slot);
   }
   /// Flushes every consumer.
@@ -50,6 +58,10 @@ class Tee {
   }
 
  private:
+  [[noreturn]] void throw_not_copyable() const {
+    throw BuildError("timely: a stream of a container type that cannot be copied has " +
+                     std::to_string(pushers_.size()) + " consumers; it can have only one");
+  }
   std::vector<std::unique_ptr<Pusher>> pushers_;
 };
 
@@ -62,12 +74,13 @@ class Tee {
 
 namespace timely::communication {
 
-/// `dataflow::Message<T, D>`: from u64, seq u64 (the reference's order: fixed offsets 0 and 8),
-/// then the time as a `T`, then the records as a `vec<D>` (u64 count, then the records).
-template <Encodable T, Encodable D>
-struct Codec<dataflow::Message<T, D>, void> {
-  using M = dataflow::Message<T, D>;
-  static constexpr std::size_t min_size = 8 + 8 + codec_min_size<T>() + 8;
+/// `dataflow::Message<T, C>`: from u64, seq u64 (the reference's order: fixed offsets 0 and 8),
+/// then the time as a `T`, then the container with its own codec (for `std::vector<D>` a u64
+/// count, then the records; a columnar batch pads to 8 bytes and writes its columns).
+template <Encodable T, Encodable C>
+struct Codec<dataflow::Message<T, C>, void> {
+  using M = dataflow::Message<T, C>;
+  static constexpr std::size_t min_size = 8 + 8 + codec_min_size<T>() + codec_min_size<C>();
   static void encode(Encoder& e, const M& m) {
     e.put_size(m.from);
     e.put_size(m.seq);
@@ -79,10 +92,10 @@ struct Codec<dataflow::Message<T, D>, void> {
     m.from = d.get_size("message from");
     m.seq = d.get_size("message seq");
     m.time = d.get<T>();
-    m.data = d.get<std::vector<D>>();
+    m.data = d.get<C>();
     return m;
   }
-  static std::string name() { return "message<" + Codec<T>::name() + "," + Codec<D>::name() + ">"; }
+  static std::string name() { return "message<" + Codec<T>::name() + "," + Codec<C>::name() + ">"; }
 };
 
 }  // namespace timely::communication

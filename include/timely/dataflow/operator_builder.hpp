@@ -1,9 +1,10 @@
 /// \file
 /// The generic operator builder: `OperatorBuilder<T>` creates an operator with any number of
 /// inputs (each with its own pact) and outputs, then installs user logic that reads
-/// `OperatorInput`s (records with their `InputCapability`, and the input frontier) and writes to
-/// `OperatorOutput`s through `Session`s opened with a capability. All progress bookkeeping
-/// (records consumed and produced, capability changes, frontier changes) is done here and handed
+/// `OperatorInputCore`s (containers of records with their `InputCapability`, and the input
+/// frontier) and writes to `OperatorOutputCore`s through `SessionCore`s opened with a capability;
+/// `OperatorInput<T, D>`, `OperatorOutput<T, D>` and `Session<T, D>` are their vector cases. All progress
+/// bookkeeping (records consumed and produced, capability changes, frontier changes) is done here and handed
 /// to the scope after every scheduling as one batch.
 ///
 /// Source: the reference's `dataflow::operators::generic::builder_rc` and `builder_raw`
@@ -38,31 +39,32 @@ namespace timely::dataflow {
 
 namespace detail {
 
-/// An operator input's state, shared by the user's `OperatorInput` handle and the operator core.
-template <Timestamp T, class D>
+/// An operator input's state, shared by the user's `OperatorInputCore` handle and the operator core.
+template <Timestamp T, class C>
 struct InputState {
-  std::unique_ptr<MessagePull<T, D>> puller;
+  std::unique_ptr<MessagePull<T, C>> puller;
   progress::ChangeBatch<T> consumed;
   progress::MutableAntichain<T> frontier;
   InputConnection<T> connection;
 };
 
-/// An operator output's state, shared by the user's `OperatorOutput` handle and the core.
-template <Timestamp T, class D>
+/// An operator output's state, shared by the user's `OperatorOutputCore` handle and the core.
+template <Timestamp T, class CB>
 struct OutputState {
+  using C = typename CB::Container;
   std::shared_ptr<progress::ChangeBatch<T>> internal = std::make_shared<progress::ChangeBatch<T>>();
   progress::ChangeBatch<T> produced;
-  std::shared_ptr<Tee<T, D>> tee = std::make_shared<Tee<T, D>>();
-  std::vector<D> spare;
+  std::shared_ptr<Tee<T, C>> tee = std::make_shared<Tee<T, C>>();
+  CB spare;
   std::size_t index = 0;
   bool dirty = false;
 
-  /// Counts and sends one batch. Counting happens here, before the fan-out, so a production is
-  /// always reported no later than any capability drop that follows it.
-  void send(const T& time, std::vector<D>&& data) {
+  /// Counts and sends one container. Counting happens here, before the fan-out, so a production
+  /// is always reported no later than any capability drop that follows it.
+  void send(const T& time, C&& data) {
     if (data.empty()) return;
-    produced.update(time, static_cast<std::int64_t>(data.size()));
-    Message<T, D> message;
+    produced.update(time, static_cast<std::int64_t>(container::record_count(data)));
+    Message<T, C> message;
     message.time = time;
     message.data = std::move(data);
     tee->push(std::move(message));
@@ -78,36 +80,40 @@ struct OutputState {
 
 }  // namespace detail
 
-/// One input of an operator under construction with `OperatorBuilder`: records of type `D` at
-/// times `T`, and the input's frontier.
-template <Timestamp T, class D>
-class OperatorInput {
+/// One input of an operator under construction with `OperatorBuilder`: containers `C` of
+/// records at times `T`, and the input's frontier. `OperatorInput<T, D>` is the vector case.
+template <Timestamp T, class C>
+class OperatorInputCore {
  public:
-  explicit OperatorInput(std::shared_ptr<detail::InputState<T, D>> state) : state_(std::move(state)) {}
+  using Container = C;
 
-  /// Calls `f(InputCapability<T>&, std::vector<D>& records)` for every received batch, in arrival
-  /// order. The records may be moved from. Consumption is counted as batches are taken.
+  explicit OperatorInputCore(std::shared_ptr<detail::InputState<T, C>> state) : state_(std::move(state)) {}
+
+  /// Calls `f(InputCapability<T>&, C& records)` for every received container, in arrival order.
+  /// The container may be moved from or drained. Consumption is counted as containers are taken.
   template <class F>
   void for_each(F&& f) {
     while (auto& message = state_->puller->pull()) {
-      state_->consumed.update(message->time, static_cast<std::int64_t>(message->data.size()));
+      state_->consumed.update(message->time,
+                              static_cast<std::int64_t>(container::record_count(message->data)));
       InputCapability<T> cap(message->time, &state_->connection);
       f(cap, message->data);
     }
   }
 
-  /// Takes every received batch, groups them by time (in `T`'s total order) and calls
-  /// `f(InputCapability<T>&, std::vector<std::vector<D>>& batches)` once per distinct time.
+  /// Takes every received container, groups them by time (in `T`'s total order) and calls
+  /// `f(InputCapability<T>&, std::vector<C>& batches)` once per distinct time.
   template <class F>
   void for_each_time(F&& f) {
     staged_.clear();
     while (auto& message = state_->puller->pull()) {
-      state_->consumed.update(message->time, static_cast<std::int64_t>(message->data.size()));
+      state_->consumed.update(message->time,
+                              static_cast<std::int64_t>(container::record_count(message->data)));
       staged_.push_back(std::move(*message));
     }
     std::stable_sort(staged_.begin(), staged_.end(),
                      [](const auto& a, const auto& b) { return a.time < b.time; });
-    std::vector<std::vector<D>> group;
+    std::vector<C> group;
     for (std::size_t i = 0; i < staged_.size();) {
       std::size_t j = i;
       group.clear();
@@ -124,98 +130,119 @@ class OperatorInput {
   [[nodiscard]] const progress::MutableAntichain<T>& frontier() const noexcept { return state_->frontier; }
 
  private:
-  std::shared_ptr<detail::InputState<T, D>> state_;
-  std::vector<Message<T, D>> staged_;
+  std::shared_ptr<detail::InputState<T, C>> state_;
+  std::vector<Message<T, C>> staged_;
 };
 
+/// An input of `std::vector<D>` batches: `for_each` hands the logic a `std::vector<D>&`.
 template <Timestamp T, class D>
-class OperatorOutput;
+using OperatorInput = OperatorInputCore<T, std::vector<D>>;
 
-/// Sends records at one time on one output. Records are gathered into batches of
-/// `container::default_capacity<D>()` and the last batch is sent when the session is destroyed.
-/// Open one session per time, not one per record.
-template <Timestamp T, class D>
-class Session {
+/// Sends records at one time on one output, through the output's container builder `CB`: items
+/// are pushed into containers that are sent as the builder completes them (for vectors,
+/// `container::default_capacity<D>()` records; for columnar batches, about 1 MiB), and the rest
+/// when the session is destroyed. Open one session per time, not one per record.
+template <Timestamp T, class CB>
+class SessionCore {
  public:
-  Session(detail::OutputState<T, D>* output, T time) : output_(output), time_(std::move(time)) {
-    buffer_ = std::move(output_->spare);
-    buffer_.clear();
-    if (buffer_.capacity() == 0) buffer_.reserve(container::default_capacity<D>());
-  }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-  Session(Session&& other) noexcept
+  using Container = typename CB::Container;
+
+  SessionCore(detail::OutputState<T, CB>* output, T time)
+      : output_(output), time_(std::move(time)), builder_(std::move(output_->spare)) {}
+  SessionCore(const SessionCore&) = delete;
+  SessionCore& operator=(const SessionCore&) = delete;
+  SessionCore(SessionCore&& other) noexcept
       : output_(std::exchange(other.output_, nullptr)),
         time_(std::move(other.time_)),
-        buffer_(std::move(other.buffer_)) {}
-  Session& operator=(Session&&) = delete;
-  ~Session() {
+        builder_(std::move(other.builder_)) {}
+  SessionCore& operator=(SessionCore&&) = delete;
+  ~SessionCore() {
     if (output_) {
       flush();
-      output_->spare = std::move(buffer_);
+      output_->spare = std::move(builder_);
     }
   }
 
   /// The time records are sent at.
   [[nodiscard]] const T& time() const noexcept { return time_; }
 
-  /// Sends one record.
-  void give(D record) {
-    buffer_.push_back(std::move(record));
-    if (buffer_.size() >= container::default_capacity<D>()) flush();
+  /// Sends one record of a vector output (any value convertible to the record type, braces too).
+  void give(container::VectorRecord<Container> record) requires container::Vector<Container> {
+    builder_.push_into(std::move(record));
+    while (Container* full = builder_.extract()) output_->send(time_, std::move(*full));
+  }
+  /// Sends one record (anything the container can absorb: for a columnar batch, an owned value
+  /// or a borrowed reference).
+  template <class X>
+  requires requires(CB& b, X&& x) { b.push_into(std::forward<X>(x)); }
+  void give(X&& record) {
+    builder_.push_into(std::forward<X>(record));
+    while (Container* full = builder_.extract()) output_->send(time_, std::move(*full));
   }
   /// Sends every record of `range`.
   template <class Range>
   void give_iterator(Range&& range) {
-    for (auto&& r : range) give(D(std::forward<decltype(r)>(r)));
+    for (auto&& r : range) give(std::forward<decltype(r)>(r));
   }
-  /// Sends a whole batch at once, leaving `batch` empty. Buffered records are sent first.
-  void give_vec(std::vector<D>& batch) {
+  /// Sends a whole container at once, leaving `batch` empty. Buffered records are sent first.
+  void give_container(Container& batch) {
     flush();
     output_->send(time_, std::move(batch));
-    batch = {};
+    batch = Container{};
   }
+  /// Sends a whole vector at once (vector outputs), leaving `batch` empty.
+  template <class V = Container>
+  requires container::Vector<V>
+  void give_vec(V& batch) { give_container(batch); }
   /// Sends the buffered records now.
   void flush() {
-    if (!buffer_.empty()) {
-      output_->send(time_, std::move(buffer_));
-      buffer_ = {};
-      buffer_.reserve(container::default_capacity<D>());
-    }
+    while (Container* rest = builder_.finish()) output_->send(time_, std::move(*rest));
   }
 
  private:
-  detail::OutputState<T, D>* output_;
+  detail::OutputState<T, CB>* output_;
   T time_;
-  std::vector<D> buffer_;
+  CB builder_;
 };
 
-/// One output of an operator under construction with `OperatorBuilder`.
+/// A session of a vector output.
 template <Timestamp T, class D>
-class OperatorOutput {
+using Session = SessionCore<T, container::CapacityContainerBuilder<std::vector<D>>>;
+
+/// One output of an operator under construction with `OperatorBuilder`, filled through container
+/// builder `CB`. `OperatorOutput<T, D>` is the vector case.
+template <Timestamp T, class CB>
+class OperatorOutputCore {
  public:
-  explicit OperatorOutput(std::shared_ptr<detail::OutputState<T, D>> state) : state_(std::move(state)) {}
+  using Builder = CB;
+  using Container = typename CB::Container;
+
+  explicit OperatorOutputCore(std::shared_ptr<detail::OutputState<T, CB>> state) : state_(std::move(state)) {}
 
   /// A session at `cap.time()`. \throws CapabilityError if `cap` belongs to another output.
-  [[nodiscard]] Session<T, D> session(const Capability<T>& cap) {
+  [[nodiscard]] SessionCore<T, CB> session(const Capability<T>& cap) {
     if (!cap.valid_for(state_->internal))
       throw CapabilityError("timely: capability for time " + describe(cap.time()) + " used on output " +
                             std::to_string(state_->index) + ", which it was not minted for");
-    return Session<T, D>(state_.get(), cap.time());
+    return SessionCore<T, CB>(state_.get(), cap.time());
   }
   /// A session at the time of received records; allowed when the input reaches this output with
   /// the identity summary. \throws CapabilityError otherwise.
-  [[nodiscard]] Session<T, D> session(const InputCapability<T>& cap) {
+  [[nodiscard]] SessionCore<T, CB> session(const InputCapability<T>& cap) {
     if (!cap.identity_for(state_->index))
       throw CapabilityError("timely: the capability of an input batch at time " + describe(cap.time()) +
                             " cannot be used directly on output " + std::to_string(state_->index) +
                             "; mint one with delayed()/retain()");
-    return Session<T, D>(state_.get(), cap.time());
+    return SessionCore<T, CB>(state_.get(), cap.time());
   }
 
  private:
-  std::shared_ptr<detail::OutputState<T, D>> state_;
+  std::shared_ptr<detail::OutputState<T, CB>> state_;
 };
+
+/// An output of `std::vector<D>` batches.
+template <Timestamp T, class D>
+using OperatorOutput = OperatorOutputCore<T, container::CapacityContainerBuilder<std::vector<D>>>;
 
 namespace detail {
 
@@ -385,8 +412,8 @@ class OperatorBuilder {
   /// Adds an input reading `stream` through `pact`, connected to every existing output with the
   /// identity summary (and to outputs added later by `new_output`).
   /// \throws BuildError if `stream` belongs to another scope.
-  template <class D, class Pact>
-  OperatorInput<T, D> new_input(const Stream<T, D>& stream, const Pact& pact) {
+  template <class C, class Pact>
+  OperatorInputCore<T, C> new_input(const StreamCore<T, C>& stream, const Pact& pact) {
     progress::PortConnectivity<Summary> connection;
     for (std::size_t o = 0; o < outputs_; ++o) connection.insert(o, Summary{});
     return new_input_connection(stream, pact, std::move(connection));
@@ -398,17 +425,17 @@ class OperatorBuilder {
   /// `new_output` connect from it with the identity, as from every input.
   /// \throws BuildError if `stream` belongs to another scope; `build` throws BuildError if
   /// `connection` names an output that was never added.
-  template <class D, class Pact>
-  OperatorInput<T, D> new_input_connection(const Stream<T, D>& stream, const Pact& pact,
-                                           progress::PortConnectivity<Summary> connection) {
+  template <class C, class Pact>
+  OperatorInputCore<T, C> new_input_connection(const StreamCore<T, C>& stream, const Pact& pact,
+                                               progress::PortConnectivity<Summary> connection) {
     if (!(stream.scope() == scope_))
       throw BuildError("operator '" + name_ + "': input stream belongs to another scope; use enter/leave");
     const std::size_t channel = scope_.worker().new_identifier();
-    auto [pusher, puller] = pact.template connect<T, D>(scope_.worker(), channel);
+    auto [pusher, puller] = pact.template connect<T, C>(scope_.worker(), channel);
     const std::size_t port = notify_.size();
     stream.connect_to(progress::Target{index_, port}, std::move(pusher));
     scope_.builder().register_channel(channel, index_);
-    auto state = std::make_shared<detail::InputState<T, D>>();
+    auto state = std::make_shared<detail::InputState<T, C>>();
     state->puller = std::move(puller);
     notify_.push_back(progress::FrontierInterest::Always);
     connectivity_.push_back(std::move(connection));
@@ -416,30 +443,31 @@ class OperatorBuilder {
     connections_.push_back(&state->connection);
     publishers_.push_back(
         [state, port](progress::SharedProgress<T>& p) { state->consumed.drain_into(p.consumeds[port]); });
-    return OperatorInput<T, D>(std::move(state));
+    return OperatorInputCore<T, C>(std::move(state));
   }
 
   /// Adds an output, reached from every existing input with the identity summary; returns the
-  /// handle the logic writes to and the stream it produces.
-  template <class D>
-  std::pair<OperatorOutput<T, D>, Stream<T, D>> new_output() {
+  /// handle the logic writes to and the stream it produces. `Out` is a record type (the output
+  /// carries `std::vector<Out>`) or a container builder (`container::BuilderFor`).
+  template <class Out>
+  auto new_output() {
     progress::PortConnectivity<Summary> connection;
     for (std::size_t i = 0; i < connectivity_.size(); ++i) connection.insert(i, Summary{});
-    return new_output_connection<D>(std::move(connection));
+    return new_output_connection<Out>(std::move(connection));
   }
 
   /// Adds an output reached from exactly the existing inputs named in `connection`,
   /// `{{input, summaries}, ...}`, along those summaries (as the reference's
   /// `new_output_connection`); returns the handle the logic writes to and the stream it produces.
   /// \throws BuildError if `connection` names an input that does not exist yet.
-  template <class D>
-  std::pair<OperatorOutput<T, D>, Stream<T, D>> new_output_connection(
+  template <class Out, class CB = container::BuilderFor<Out>>
+  std::pair<OperatorOutputCore<T, CB>, StreamCore<T, typename CB::Container>> new_output_connection(
       progress::PortConnectivity<Summary> connection) {
     if (connection.port_bound() > connectivity_.size())
       throw BuildError("operator '" + name_ + "': output connection names input " +
                        std::to_string(connection.port_bound() - 1) + ", but the operator has " +
                        std::to_string(connectivity_.size()) + " inputs");
-    auto state = std::make_shared<detail::OutputState<T, D>>();
+    auto state = std::make_shared<detail::OutputState<T, CB>>();
     const std::size_t port = outputs_++;
     state->index = port;
     for (const auto& [input, summaries] : connection) connectivity_[input].add_port(port, summaries);
@@ -449,8 +477,8 @@ class OperatorBuilder {
       state->internal->drain_into(p.internals[port]);
       state->produced.drain_into(p.produceds[port]);
     });
-    Stream<T, D> stream(scope_, progress::Source{index_, port}, state->tee);
-    return {OperatorOutput<T, D>(std::move(state)), std::move(stream)};
+    StreamCore<T, typename CB::Container> stream(scope_, progress::Source{index_, port}, state->tee);
+    return {OperatorOutputCore<T, CB>(std::move(state)), std::move(stream)};
   }
 
   /// Sets when frontier changes at `input` schedule the operator.

@@ -1,5 +1,6 @@
 /// \file
 /// Parallelization contracts (pacts): how records on an edge are distributed among workers.
+/// Pacts are generic over the container `C` a stream carries (`connect<T, C>`).
 /// `Pipeline` keeps every record on the worker that produced it; `Exchange` routes each record
 /// to worker `hash(record) % peers` (a mask when `peers` is a power of two); `Distribute` hands
 /// each batch to a user's distributor, which places its records in per-worker buffers.
@@ -11,7 +12,7 @@
 /// frontiers stall or pass times that still have records in flight. So a pact must preserve
 /// counts, and a consolidation of records (cancelling updates) belongs in an operator.
 /// `Distribute` checks the contract and throws `PactError` when a distributor breaks it; a pact
-/// type of one's own (a `connect<T, D>(WorkerState&, channel)` returning a pusher and a puller)
+/// type of one's own (a `connect<T, C>(WorkerState&, channel)` returning a pusher and a puller)
 /// is trusted to keep it.
 ///
 /// Source: the reference's `dataflow::channels::pact` (its pushers count what they are given),
@@ -38,34 +39,40 @@
 
 namespace timely::dataflow {
 
-template <class T, class D>
-using MessagePush = communication::Push<Message<T, D>>;
-template <class T, class D>
-using MessagePull = communication::Pull<Message<T, D>>;
+template <class T, class C>
+using MessagePush = communication::Push<Message<T, C>>;
+template <class T, class C>
+using MessagePull = communication::Pull<Message<T, C>>;
 
-/// Keeps records on the worker that produced them; no copying or serialization.
+/// Keeps records on the worker that produced them; no copying or serialization. Works for any
+/// container.
 struct Pipeline {
-  template <class T, class D>
-  std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>> connect(
+  template <class T, class C>
+  std::pair<std::unique_ptr<MessagePush<T, C>>, std::unique_ptr<MessagePull<T, C>>> connect(
       WorkerState& worker, std::size_t channel) const {
-    return worker.allocator().template pipeline<Message<T, D>>(channel);
+    return worker.allocator().template pipeline<Message<T, C>>(channel);
   }
 };
 
 namespace detail {
 
-/// Splits each message's records into one buffer per worker by `route(record)` and sends a
-/// buffer when it is full, when the time changes, and on flush.
-template <class T, class D, class Route>
-class ExchangePusher final : public MessagePush<T, D> {
+/// Splits each message's records among the workers by `route(item)`, through one container
+/// builder per worker, and sends each container as the builder completes it, when the time
+/// changes, and on flush. Vector records are moved; columnar items are copied into the target's
+/// batch.
+template <class T, class C, class Route>
+class ExchangePusher final : public MessagePush<T, C> {
  public:
-  ExchangePusher(std::vector<std::unique_ptr<MessagePush<T, D>>> pushers, Route route)
+  using Builder = container::CapacityContainerBuilder<C>;
+  static_assert(container::length_preserving<Builder>);
+
+  ExchangePusher(std::vector<std::unique_ptr<MessagePush<T, C>>> pushers, Route route)
       : pushers_(std::move(pushers)),
         route_(std::move(route)),
-        buffers_(pushers_.size()),
+        builders_(pushers_.size()),
         mask_(((pushers_.size() & (pushers_.size() - 1)) == 0) ? pushers_.size() - 1 : 0) {}
 
-  void push(std::optional<Message<T, D>>& element) override {
+  void push(std::optional<Message<T, C>>& element) override {
     if (!element) {
       flush_all();
       for (auto& p : pushers_) p->done();
@@ -80,67 +87,66 @@ class ExchangePusher final : public MessagePush<T, D> {
     time_ = message.time;
     has_time_ = true;
     const std::size_t peers = pushers_.size();
-    for (auto& record : message.data) {
-      const auto hash = static_cast<std::uint64_t>(route_(static_cast<const D&>(record)));
+    container::drain(message.data, [&](auto&& item) {
+      const auto hash = static_cast<std::uint64_t>(route_(std::as_const(item)));
       const std::size_t target = mask_ != 0 ? (hash & mask_) : (hash % peers);
-      auto& buffer = buffers_[target];
-      if (buffer.capacity() == 0) buffer.reserve(capacity_);
-      buffer.push_back(std::move(record));
-      if (buffer.size() >= capacity_) send(target);
-    }
+      auto& builder = builders_[target];
+      builder.push_into(std::forward<decltype(item)>(item));
+      while (C* full = builder.extract()) send(target, std::move(*full));
+    });
     element.reset();
   }
 
  private:
-  void send(std::size_t target) {
-    Message<T, D> out;
+  void send(std::size_t target, C&& data) {
+    Message<T, C> out;
     out.time = time_;
-    out.data = std::move(buffers_[target]);
-    buffers_[target] = {};
+    out.data = std::move(data);
     pushers_[target]->send(std::move(out));
   }
   void flush_all() {
-    for (std::size_t i = 0; i < buffers_.size(); ++i)
-      if (!buffers_[i].empty()) send(i);
+    for (std::size_t i = 0; i < builders_.size(); ++i)
+      while (C* rest = builders_[i].finish()) send(i, std::move(*rest));
   }
 
-  std::vector<std::unique_ptr<MessagePush<T, D>>> pushers_;
+  std::vector<std::unique_ptr<MessagePush<T, C>>> pushers_;
   Route route_;
-  std::vector<std::vector<D>> buffers_;
+  std::vector<Builder> builders_;
   std::size_t mask_;
-  std::size_t capacity_ = container::default_capacity<D>();
   T time_{};
   bool has_time_ = false;
 };
 
 }  // namespace detail
 
-/// Whether `Route` can route records of type `D`: callable as `route(const D&)` with a result
-/// convertible to an unsigned 64-bit integer.
-template <class Route, class D>
-concept RouteFor = std::is_invocable_v<const Route&, const D&> && requires(const Route& route, const D& d) {
-  static_cast<std::uint64_t>(route(d));
+/// Whether `Route` can route items of container `C`: callable as `route(const Item&)`, where
+/// `Item` is what iterating a `C` yields (`D` for `std::vector<D>`, the borrowed reference type
+/// for a columnar batch), with a result convertible to an unsigned 64-bit integer.
+template <class Route, class C>
+concept RouteFor = requires(const Route& route, const std::remove_cvref_t<container::ItemRef<C>>& item) {
+  static_cast<std::uint64_t>(route(item));
 };
 
 /// Routes each record to worker `route(record) % peers`. `Route` is a callable
-/// `(const D&) -> integer` (a hash of the record, or of its key). It must be a function of the
-/// record alone, so that a record is routed alike wherever it is produced.
+/// `(const D&) -> integer` (a hash of the record, or of its key; for a columnar stream it is
+/// given the borrowed reference). It must be a function of the record alone, so that a record is
+/// routed alike wherever it is produced.
 template <class Route>
 struct Exchange {
   Route route;
 
-  template <class T, class D>
-  std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>> connect(
+  template <class T, class C>
+  std::pair<std::unique_ptr<MessagePush<T, C>>, std::unique_ptr<MessagePull<T, C>>> connect(
       WorkerState& worker, std::size_t channel) const {
-    using Pair = std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>>;
-    if constexpr (!RouteFor<Route, D>) {
-      static_assert(RouteFor<Route, D>,
+    using Pair = std::pair<std::unique_ptr<MessagePush<T, C>>, std::unique_ptr<MessagePull<T, C>>>;
+    if constexpr (!RouteFor<Route, C>) {
+      static_assert(RouteFor<Route, C>,
                     "timely::Exchange: the route must be callable as route(const D&) -> integer, where D is "
-                    "the record type of the input it is used on");
+                    "the record type (for a columnar stream, the reference type) of the input it is used on");
       return Pair{};
     } else {
-      auto [pushers, puller] = worker.allocator().template allocate<Message<T, D>>(channel);
-      return Pair{std::make_unique<detail::ExchangePusher<T, D, Route>>(std::move(pushers), route),
+      auto [pushers, puller] = worker.allocator().template allocate<Message<T, C>>(channel);
+      return Pair{std::make_unique<detail::ExchangePusher<T, C, Route>>(std::move(pushers), route),
                   std::move(puller)};
     }
   }
@@ -155,12 +161,13 @@ namespace detail {
 /// worker's buffer on; throws `PactError` unless the buffers hold exactly as many records as
 /// the message did.
 template <class T, class D, class Distributor>
-class DistributePusher final : public MessagePush<T, D> {
+class DistributePusher final : public MessagePush<T, std::vector<D>> {
  public:
-  DistributePusher(std::vector<std::unique_ptr<MessagePush<T, D>>> pushers, Distributor distribute)
+  DistributePusher(std::vector<std::unique_ptr<MessagePush<T, std::vector<D>>>> pushers,
+                   Distributor distribute)
       : pushers_(std::move(pushers)), distribute_(std::move(distribute)), buffers_(pushers_.size()) {}
 
-  void push(std::optional<Message<T, D>>& element) override {
+  void push(std::optional<Message<T, std::vector<D>>>& element) override {
     if (!element) {
       for (auto& p : pushers_) p->done();
       return;
@@ -181,7 +188,7 @@ class DistributePusher final : public MessagePush<T, D> {
                       "records in an operator instead)");
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       if (buffers_[i].empty()) continue;
-      Message<T, D> out;
+      Message<T, std::vector<D>> out;
       out.time = message.time;
       out.data = std::move(buffers_[i]);
       buffers_[i] = {};
@@ -191,7 +198,7 @@ class DistributePusher final : public MessagePush<T, D> {
   }
 
  private:
-  std::vector<std::unique_ptr<MessagePush<T, D>>> pushers_;
+  std::vector<std::unique_ptr<MessagePush<T, std::vector<D>>>> pushers_;
   Distributor distribute_;
   std::vector<std::vector<D>> buffers_;
 };
@@ -204,16 +211,20 @@ class DistributePusher final : public MessagePush<T, D> {
 /// (`per_worker.size()` is the number of workers; the buffers start empty). It may reorder
 /// records and route them by any rule, but must neither drop, duplicate nor merge them: see the
 /// pact contract above. `distribute` is copied once per worker and input.
+/// Works on vector streams only (a distributor of other containers would need a builder per
+/// worker; exchange has one).
 /// \throws PactError (from the worker's `step()`) when a batch's buffers do not hold exactly the
 /// records it was given.
 template <class Distributor>
 struct Distribute {
   Distributor distribute;
 
-  template <class T, class D>
-  std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>> connect(
+  template <class T, class C>
+  std::pair<std::unique_ptr<MessagePush<T, C>>, std::unique_ptr<MessagePull<T, C>>> connect(
       WorkerState& worker, std::size_t channel) const {
-    using Pair = std::pair<std::unique_ptr<MessagePush<T, D>>, std::unique_ptr<MessagePull<T, D>>>;
+    using Pair = std::pair<std::unique_ptr<MessagePush<T, C>>, std::unique_ptr<MessagePull<T, C>>>;
+    static_assert(container::Vector<C>, "timely::Distribute: works on streams of std::vector batches only");
+    using D = typename C::value_type;
     constexpr bool callable =
         std::is_invocable_v<const Distributor&, const T&, std::vector<D>&, std::vector<std::vector<D>>&>;
     if constexpr (!callable) {
@@ -222,7 +233,7 @@ struct Distribute {
                     "std::vector<D>& records, std::vector<std::vector<D>>& per_worker)");
       return Pair{};
     } else {
-      auto [pushers, puller] = worker.allocator().template allocate<Message<T, D>>(channel);
+      auto [pushers, puller] = worker.allocator().template allocate<Message<T, C>>(channel);
       return Pair{
           std::make_unique<detail::DistributePusher<T, D, Distributor>>(std::move(pushers), distribute),
           std::move(puller)};

@@ -35,33 +35,35 @@ template <class Cond>
 struct BranchOp {
   Cond cond;
 
-  template <Timestamp T, class D>
-  std::pair<Stream<T, D>, Stream<T, D>> operator()(const Stream<T, D>& stream) const {
-    static_assert(std::is_invocable_r_v<bool, const Cond&, const T&, const D&>,
+  template <Timestamp T, class C>
+  std::pair<StreamCore<T, C>, StreamCore<T, C>> operator()(const StreamCore<T, C>& stream) const {
+    using Item = std::remove_cvref_t<container::ItemRef<C>>;
+    using CB = container::CapacityContainerBuilder<C>;
+    static_assert(std::is_invocable_r_v<bool, const Cond&, const T&, const Item&>,
                   "branch: cond must be callable as cond(const T& time, const D& record) -> bool");
     OperatorBuilder<T> builder(stream.scope(), "Branch");
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
-    auto no_made = builder.template new_output<D>();
+    auto no_made = builder.template new_output<CB>();
     auto& no = no_made.first;
     auto& no_stream = no_made.second;
-    auto yes_made = builder.template new_output<D>();
+    auto yes_made = builder.template new_output<CB>();
     auto& yes = yes_made.first;
     auto& yes_stream = yes_made.second;
     builder.build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), no = std::move(no), yes = std::move(yes), cond = cond]() mutable {
-        input.for_each_time([&](const InputCapability<T>& cap, std::vector<std::vector<D>>& batches) {
-          std::optional<Session<T, D>> to_no, to_yes;
+        input.for_each_time([&](const InputCapability<T>& cap, std::vector<C>& batches) {
+          std::optional<SessionCore<T, CB>> to_no, to_yes;
           for (auto& batch : batches)
-            for (auto& record : batch) {
-              if (cond(cap.time(), static_cast<const D&>(record))) {
+            container::drain(batch, [&](auto&& record) {
+              if (cond(cap.time(), std::as_const(record))) {
                 if (!to_yes) to_yes.emplace(yes.session(cap));
-                to_yes->give(std::move(record));
+                to_yes->give(std::forward<decltype(record)>(record));
               } else {
                 if (!to_no) to_no.emplace(no.session(cap));
-                to_no->give(std::move(record));
+                to_no->give(std::forward<decltype(record)>(record));
               }
-            }
+            });
         });
       };
     });
@@ -73,24 +75,25 @@ template <class Cond>
 struct BranchWhenOp {
   Cond cond;
 
-  template <Timestamp T, class D>
-  std::pair<Stream<T, D>, Stream<T, D>> operator()(const Stream<T, D>& stream) const {
+  template <Timestamp T, class C>
+  std::pair<StreamCore<T, C>, StreamCore<T, C>> operator()(const StreamCore<T, C>& stream) const {
+    using CB = container::CapacityContainerBuilder<C>;
     static_assert(std::is_invocable_r_v<bool, const Cond&, const T&>,
                   "branch_when: cond must be callable as cond(const T& time) -> bool");
     OperatorBuilder<T> builder(stream.scope(), "BranchWhen");
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
-    auto no_made = builder.template new_output<D>();
+    auto no_made = builder.template new_output<CB>();
     auto& no = no_made.first;
     auto& no_stream = no_made.second;
-    auto yes_made = builder.template new_output<D>();
+    auto yes_made = builder.template new_output<CB>();
     auto& yes = yes_made.first;
     auto& yes_stream = yes_made.second;
     builder.build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), no = std::move(no), yes = std::move(yes), cond = cond]() mutable {
-        input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
+        input.for_each([&](const InputCapability<T>& cap, C& data) {
           auto& target = cond(cap.time()) ? yes : no;
-          target.session(cap).give_vec(data);
+          target.session(cap).give_container(data);
         });
       };
     });

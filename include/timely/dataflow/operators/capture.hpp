@@ -72,7 +72,7 @@ namespace capture::detail {
 template <Timestamp T, class D, class Sink>
 class CaptureOperator final : public progress::Operate<T> {
  public:
-  CaptureOperator(std::unique_ptr<MessagePull<T, D>> puller, Sink sink)
+  CaptureOperator(std::unique_ptr<MessagePull<T, std::vector<D>>> puller, Sink sink)
       : puller_(std::move(puller)), sink_(std::move(sink)), progress_(1, 0) {}
 
   const std::string& name() const override { return name_; }
@@ -115,7 +115,7 @@ class CaptureOperator final : public progress::Operate<T> {
 
  private:
   std::string name_ = "Capture";
-  std::unique_ptr<MessagePull<T, D>> puller_;
+  std::unique_ptr<MessagePull<T, std::vector<D>>> puller_;
   Sink sink_;
   progress::SharedProgress<T> progress_;
   bool started_ = false;
@@ -125,8 +125,8 @@ class CaptureOperator final : public progress::Operate<T> {
 template <Timestamp T, class D, class Source>
 class ReplayOperator final : public progress::Operate<T> {
  public:
-  ReplayOperator(std::vector<Source> sources, std::shared_ptr<Tee<T, D>> tee, scheduling::Activator activator,
-                 std::size_t peers)
+  ReplayOperator(std::vector<Source> sources, std::shared_ptr<Tee<T, std::vector<D>>> tee,
+                 scheduling::Activator activator, std::size_t peers)
       : sources_(std::move(sources)),
         states_(sources_.size()),
         tee_(std::move(tee)),
@@ -179,7 +179,7 @@ class ReplayOperator final : public progress::Operate<T> {
                       "records at time " + describe(batch.time) + " that no held capability allows");
           if (!batch.data.empty()) {
             progress_.produceds[0].update(batch.time, static_cast<std::int64_t>(batch.data.size()));
-            Message<T, D> message;
+            Message<T, std::vector<D>> message;
             message.time = std::move(batch.time);
             message.data = std::move(batch.data);
             tee_->push(std::move(message));
@@ -246,7 +246,7 @@ class ReplayOperator final : public progress::Operate<T> {
   std::string name_ = "Replay";
   std::vector<Source> sources_;
   std::vector<StreamState> states_;
-  std::shared_ptr<Tee<T, D>> tee_;
+  std::shared_ptr<Tee<T, std::vector<D>>> tee_;
   scheduling::Activator activator_;
   progress::SharedProgress<T> progress_;
   bool started_ = false;
@@ -266,7 +266,7 @@ void capture_into(const Stream<T, D>& stream, Sink sink) {
   const std::size_t index = scope.builder().reserve_operator();
   const std::size_t global = scope.worker().new_identifier();
   const std::size_t channel = scope.worker().new_identifier();
-  auto [pusher, puller] = Pipeline{}.template connect<T, D>(scope.worker(), channel);
+  auto [pusher, puller] = Pipeline{}.template connect<T, std::vector<D>>(scope.worker(), channel);
   stream.connect_to(progress::Target{index, 0}, std::move(pusher));
   scope.builder().register_channel(channel, index);
   scope.builder().add_operator(
@@ -307,7 +307,7 @@ Stream<T, typename Source::Data> replay_into(Scope<T> scope, std::vector<Source>
   using D = typename Source::Data;
   const std::size_t index = scope.builder().reserve_operator();
   const std::size_t global = scope.worker().new_identifier();
-  auto tee = std::make_shared<Tee<T, D>>();
+  auto tee = std::make_shared<Tee<T, std::vector<D>>>();
   scheduling::Activator activator(scope.worker().activations(), scope.address_of(index));
   Stream<T, D> stream(scope, progress::Source{index, 0}, tee);
   scope.builder().add_operator(index, global,

@@ -30,24 +30,24 @@ namespace timely::dataflow::operators {
 
 namespace detail {
 /// The one merging operator behind `concat` and `concatenate`; `name` is what logging shows.
-template <Timestamp T, class D>
-Stream<T, D> merge_streams(const Scope<T>& scope, const std::vector<Stream<T, D>>& streams,
-                           std::string name) {
+template <Timestamp T, class C>
+StreamCore<T, C> merge_streams(const Scope<T>& scope, const std::vector<StreamCore<T, C>>& streams,
+                               std::string name) {
   OperatorBuilder<T> builder(scope, std::move(name));
-  std::vector<OperatorInput<T, D>> inputs;
+  std::vector<OperatorInputCore<T, C>> inputs;
   inputs.reserve(streams.size());
   for (std::size_t i = 0; i < streams.size(); ++i) {
     inputs.push_back(builder.new_input(streams[i], Pipeline{}));
     builder.set_notify(i, progress::FrontierInterest::Never);
   }
-  auto output_made = builder.template new_output<D>();
+  auto output_made = builder.template new_output<container::CapacityContainerBuilder<C>>();
   auto& output = output_made.first;
   auto& merged = output_made.second;
   builder.build([&](std::vector<Capability<T>>) {
     return [inputs = std::move(inputs), output = std::move(output)]() mutable {
       for (auto& input : inputs)
         input.for_each(
-            [&](const InputCapability<T>& cap, std::vector<D>& data) { output.session(cap).give_vec(data); });
+            [&](const InputCapability<T>& cap, C& data) { output.session(cap).give_container(data); });
     };
   });
   return merged;
@@ -56,25 +56,25 @@ Stream<T, D> merge_streams(const Scope<T>& scope, const std::vector<Stream<T, D>
 
 /// Merges `streams` (all of `scope`) into one stream of `scope`.
 /// \throws BuildError if a stream belongs to another scope.
-template <Timestamp T, class D>
-Stream<T, D> concatenate(const Scope<T>& scope, const std::vector<Stream<T, D>>& streams) {
+template <Timestamp T, class C>
+StreamCore<T, C> concatenate(const Scope<T>& scope, const std::vector<StreamCore<T, C>>& streams) {
   return detail::merge_streams(scope, streams, "Concatenate");
 }
 
 namespace detail {
-template <Timestamp T, class D>
+template <Timestamp T, class C>
 struct Concat {
-  Stream<T, D> other;
-  Stream<T, D> operator()(const Stream<T, D>& stream) const {
-    return merge_streams(stream.scope(), std::vector<Stream<T, D>>{stream, other}, "Concat");
+  StreamCore<T, C> other;
+  StreamCore<T, C> operator()(const StreamCore<T, C>& stream) const {
+    return merge_streams(stream.scope(), std::vector<StreamCore<T, C>>{stream, other}, "Concat");
   }
 };
 
-template <Timestamp T, class D>
+template <Timestamp T, class C>
 struct ConcatenateOp {
-  std::vector<Stream<T, D>> others;
-  Stream<T, D> operator()(const Stream<T, D>& stream) const {
-    std::vector<Stream<T, D>> all;
+  std::vector<StreamCore<T, C>> others;
+  StreamCore<T, C> operator()(const StreamCore<T, C>& stream) const {
+    std::vector<StreamCore<T, C>> all;
     all.reserve(others.size() + 1);
     all.push_back(stream);
     all.insert(all.end(), others.begin(), others.end());
@@ -85,16 +85,16 @@ struct ConcatenateOp {
 
 /// `a | concat(b)`: merges `b` into the stream it is applied to.
 /// \throws BuildError if `b` belongs to another scope.
-template <Timestamp T, class D>
-auto concat(Stream<T, D> other) {
-  return detail::Concat<T, D>{std::move(other)};
+template <Timestamp T, class C>
+auto concat(StreamCore<T, C> other) {
+  return detail::Concat<T, C>{std::move(other)};
 }
 
 /// `stream | concatenate(others)`: merges `stream` with every stream of `others`.
 /// \throws BuildError if a stream belongs to another scope.
-template <Timestamp T, class D>
-auto concatenate(std::vector<Stream<T, D>> others) {
-  return detail::ConcatenateOp<T, D>{std::move(others)};
+template <Timestamp T, class C>
+auto concatenate(std::vector<StreamCore<T, C>> others) {
+  return detail::ConcatenateOp<T, C>{std::move(others)};
 }
 
 }  // namespace timely::dataflow::operators

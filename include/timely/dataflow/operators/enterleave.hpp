@@ -31,32 +31,32 @@ namespace detail {
 
 /// Carries records into a nested scope: maps times inward, counts records per inner time for
 /// the scope's progress accounting, and activates the scope when data arrived.
-template <Timestamp TOuter, Timestamp TInner, class D>
-class IngressPusher final : public MessagePush<TOuter, D> {
+template <Timestamp TOuter, Timestamp TInner, class C>
+class IngressPusher final : public MessagePush<TOuter, C> {
  public:
-  IngressPusher(std::shared_ptr<Tee<TInner, D>> tee, std::shared_ptr<progress::ChangeBatch<TInner>> entered,
+  IngressPusher(std::shared_ptr<Tee<TInner, C>> tee, std::shared_ptr<progress::ChangeBatch<TInner>> entered,
                 scheduling::Activator scope)
       : tee_(std::move(tee)), entered_(std::move(entered)), scope_(std::move(scope)) {}
-  void push(std::optional<Message<TOuter, D>>& element) override {
+  void push(std::optional<Message<TOuter, C>>& element) override {
     if (!element) {
       tee_->done();
       if (seen_) scope_.activate();
       seen_ = false;
       return;
     }
-    Message<TInner, D> message;
+    Message<TInner, C> message;
     message.time = Refines<TInner, TOuter>::to_inner(element->time);
     message.data = std::move(element->data);
     message.from = element->from;
     message.seq = element->seq;
     element.reset();
-    entered_->update(message.time, static_cast<std::int64_t>(message.data.size()));
+    entered_->update(message.time, static_cast<std::int64_t>(container::record_count(message.data)));
     tee_->push(std::move(message));
     seen_ = true;
   }
 
  private:
-  std::shared_ptr<Tee<TInner, D>> tee_;
+  std::shared_ptr<Tee<TInner, C>> tee_;
   std::shared_ptr<progress::ChangeBatch<TInner>> entered_;
   scheduling::Activator scope_;
   bool seen_ = false;
@@ -64,16 +64,16 @@ class IngressPusher final : public MessagePush<TOuter, D> {
 
 /// Carries records out of a nested scope: maps times outward. The records are already counted
 /// as produced at the scope output by the operator inside that sent them.
-template <Timestamp TOuter, Timestamp TInner, class D>
-class EgressPusher final : public MessagePush<TInner, D> {
+template <Timestamp TOuter, Timestamp TInner, class C>
+class EgressPusher final : public MessagePush<TInner, C> {
  public:
-  explicit EgressPusher(std::shared_ptr<Tee<TOuter, D>> tee) : tee_(std::move(tee)) {}
-  void push(std::optional<Message<TInner, D>>& element) override {
+  explicit EgressPusher(std::shared_ptr<Tee<TOuter, C>> tee) : tee_(std::move(tee)) {}
+  void push(std::optional<Message<TInner, C>>& element) override {
     if (!element) {
       tee_->done();
       return;
     }
-    Message<TOuter, D> message;
+    Message<TOuter, C> message;
     message.time = Refines<TInner, TOuter>::to_outer(element->time);
     message.data = std::move(element->data);
     message.from = element->from;
@@ -83,7 +83,7 @@ class EgressPusher final : public MessagePush<TInner, D> {
   }
 
  private:
-  std::shared_ptr<Tee<TOuter, D>> tee_;
+  std::shared_ptr<Tee<TOuter, C>> tee_;
 };
 
 }  // namespace detail
@@ -95,36 +95,36 @@ namespace detail {
 template <Timestamp TInner>
 struct Enter {
   Scope<TInner> inner;
-  template <Timestamp TOuter, class D>
-  Stream<TInner, D> operator()(const Stream<TOuter, D>& stream) const {
+  template <Timestamp TOuter, class C>
+  StreamCore<TInner, C> operator()(const StreamCore<TOuter, C>& stream) const {
     static_assert(RefinesTo<TInner, TOuter>, "enter: the inner scope's timestamps must refine the stream's");
     if (!inner.is_child_of(stream.scope()))
       throw BuildError("enter: scope '" + inner.builder().name() +
                        "' is not a direct child of the stream's scope");
     auto [port, entered] = inner.builder().new_input();
-    auto tee = std::make_shared<Tee<TInner, D>>();
+    auto tee = std::make_shared<Tee<TInner, C>>();
     scheduling::Activator activator(inner.worker().activations(), inner.address());
     stream.connect_to(
         progress::Target{inner.index_in_parent(), port},
-        std::make_unique<dataflow::detail::IngressPusher<TOuter, TInner, D>>(tee, entered, activator));
-    return Stream<TInner, D>(inner, progress::Source{0, port}, tee);
+        std::make_unique<dataflow::detail::IngressPusher<TOuter, TInner, C>>(tee, entered, activator));
+    return StreamCore<TInner, C>(inner, progress::Source{0, port}, tee);
   }
 };
 
 template <Timestamp TOuter>
 struct Leave {
   Scope<TOuter> outer;
-  template <Timestamp TInner, class D>
-  Stream<TOuter, D> operator()(const Stream<TInner, D>& stream) const {
+  template <Timestamp TInner, class C>
+  StreamCore<TOuter, C> operator()(const StreamCore<TInner, C>& stream) const {
     static_assert(RefinesTo<TInner, TOuter>, "leave: the stream's timestamps must refine the outer scope's");
     if (!stream.scope().is_child_of(outer))
       throw BuildError("leave: the stream's scope '" + stream.scope().builder().name() +
                        "' is not a direct child of the given scope");
     const auto port = stream.scope().builder().new_output();
-    auto tee = std::make_shared<Tee<TOuter, D>>();
+    auto tee = std::make_shared<Tee<TOuter, C>>();
     stream.connect_to(progress::Target{0, port},
-                      std::make_unique<dataflow::detail::EgressPusher<TOuter, TInner, D>>(tee));
-    return Stream<TOuter, D>(outer, progress::Source{stream.scope().index_in_parent(), port}, tee);
+                      std::make_unique<dataflow::detail::EgressPusher<TOuter, TInner, C>>(tee));
+    return StreamCore<TOuter, C>(outer, progress::Source{stream.scope().index_in_parent(), port}, tee);
   }
 };
 

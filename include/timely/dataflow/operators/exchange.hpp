@@ -1,7 +1,8 @@
 /// \file
 /// `exchange(route)`: repartitions a stream so that each record goes to worker
 /// `route(record) % peers`, where `route(const D&)` returns an integer (a hash of the record or
-/// of its key) that every worker computes alike. Timestamps and counts are preserved.
+/// of its key) that every worker computes alike. Timestamps and counts are preserved. Works on
+/// streams of any container (a columnar stream's route is given the borrowed reference).
 ///
 /// Source: the reference's `dataflow::operators::exchange` (SEMANTICS.md §5.6, §6).
 /// Thread-safety: none.
@@ -20,10 +21,10 @@ namespace detail {
 template <class Route>
 struct ExchangeOp {
   Route route;
-  template <Timestamp T, class D>
-  Stream<T, D> operator()(const Stream<T, D>& stream) const {
-    if constexpr (!RouteFor<Route, D>) {
-      static_assert(RouteFor<Route, D>,
+  template <Timestamp T, class C>
+  StreamCore<T, C> operator()(const StreamCore<T, C>& stream) const {
+    if constexpr (!RouteFor<Route, C>) {
+      static_assert(RouteFor<Route, C>,
                     "timely::exchange: the route cannot take the stream's records: it must be callable as "
                     "route(const D&) -> integer, where D is the record type of the stream it is applied to");
       return stream;
@@ -33,13 +34,13 @@ struct ExchangeOp {
   }
 
  private:
-  template <Timestamp T, class D>
-  Stream<T, D> apply(const Stream<T, D>& stream) const {
-    return stream | unary<D>(Exchange<Route>{route}, "Exchange", [](auto, const auto&) {
-             return [](OperatorInput<T, D>& input, OperatorOutput<T, D>& output) {
-               input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
-                 output.session(cap).give_vec(data);
-               });
+  template <Timestamp T, class C>
+  StreamCore<T, C> apply(const StreamCore<T, C>& stream) const {
+    using CB = container::CapacityContainerBuilder<C>;
+    return stream | unary<CB>(Exchange<Route>{route}, "Exchange", [](auto, const auto&) {
+             return [](OperatorInputCore<T, C>& input, OperatorOutputCore<T, CB>& output) {
+               input.for_each(
+                   [&](const InputCapability<T>& cap, C& data) { output.session(cap).give_container(data); });
              };
            });
   }

@@ -31,16 +31,16 @@ namespace timely::dataflow {
 
 /// The end of a cycle that a stream connects to. Connect it exactly once; a scope with an
 /// unconnected feedback edge cannot be built.
-template <Timestamp T, class D>
+template <Timestamp T, class C>
 class FeedbackHandle {
  public:
-  FeedbackHandle(std::shared_ptr<OperatorBuilder<T>> builder, OperatorOutput<T, D> output,
-                 SummaryOf<T> summary)
+  FeedbackHandle(std::shared_ptr<OperatorBuilder<T>> builder,
+                 OperatorOutputCore<T, container::CapacityContainerBuilder<C>> output, SummaryOf<T> summary)
       : builder_(std::move(builder)), output_(std::move(output)), summary_(std::move(summary)) {}
 
   /// Sends the records of `stream` around the cycle.
   /// \throws BuildError if the handle was already connected or `stream` is in another scope.
-  void connect_loop(const Stream<T, D>& stream) {
+  void connect_loop(const StreamCore<T, C>& stream) {
     if (!builder_) throw BuildError("connect_loop: this feedback edge is already connected");
     auto builder = std::move(builder_);
     // The one input reaches the one output along the loop's summary, not the identity.
@@ -49,10 +49,10 @@ class FeedbackHandle {
     builder->set_notify(0, progress::FrontierInterest::Never);
     builder->build([&](std::vector<Capability<T>>) {
       return [input = std::move(input), output = std::move(output_), summary = summary_]() mutable {
-        input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
+        input.for_each([&](const InputCapability<T>& cap, C& data) {
           if (auto next = timely::results_in<T>(summary, cap.time())) {
             auto advanced = cap.delayed(*next);
-            output.session(advanced).give_vec(data);
+            output.session(advanced).give_container(data);
           }  // else: no such time; the records leave the computation here
         });
       };
@@ -61,7 +61,7 @@ class FeedbackHandle {
 
  private:
   std::shared_ptr<OperatorBuilder<T>> builder_;
-  OperatorOutput<T, D> output_;
+  OperatorOutputCore<T, container::CapacityContainerBuilder<C>> output_;
   SummaryOf<T> summary_;
 };
 
@@ -69,34 +69,35 @@ namespace operators {
 
 /// A cycle in `scope` whose records advance by `summary`: returns the handle to connect the
 /// cycle's end to, and the stream of records coming around.
-template <class D, Timestamp T>
-std::pair<FeedbackHandle<T, D>, Stream<T, D>> feedback(Scope<T>& scope, SummaryOf<T> summary) {
+template <class Out, Timestamp T, class C = typename container::BuilderFor<Out>::Container>
+std::pair<FeedbackHandle<T, C>, StreamCore<T, C>> feedback(Scope<T>& scope, SummaryOf<T> summary) {
   auto builder = std::make_shared<OperatorBuilder<T>>(scope, "Feedback");
-  auto output_made = builder->template new_output<D>();
+  auto output_made = builder->template new_output<container::CapacityContainerBuilder<C>>();
   auto& output = output_made.first;
   auto& stream = output_made.second;
-  return {FeedbackHandle<T, D>(std::move(builder), std::move(output), std::move(summary)), std::move(stream)};
+  return {FeedbackHandle<T, C>(std::move(builder), std::move(output), std::move(summary)), std::move(stream)};
 }
 
 /// `feedback` in an iterative scope, advancing the loop counter by `step` (default 1).
-template <class D, Timestamp TOuter, Timestamp TInner>
-std::pair<FeedbackHandle<Product<TOuter, TInner>, D>, Stream<Product<TOuter, TInner>, D>> loop_variable(
+template <class Out, Timestamp TOuter, Timestamp TInner,
+          class C = typename container::BuilderFor<Out>::Container>
+std::pair<FeedbackHandle<Product<TOuter, TInner>, C>, StreamCore<Product<TOuter, TInner>, C>> loop_variable(
     Scope<Product<TOuter, TInner>>& scope, SummaryOf<TInner> step = SummaryOf<TInner>{1}) {
-  return feedback<D>(scope, SummaryOf<Product<TOuter, TInner>>{SummaryOf<TOuter>{}, step});
+  return feedback<Out>(scope, SummaryOf<Product<TOuter, TInner>>{SummaryOf<TOuter>{}, step});
 }
 
 namespace detail {
-template <Timestamp T, class D>
+template <Timestamp T, class C>
 struct ConnectLoop {
-  FeedbackHandle<T, D>* handle;
-  void operator()(const Stream<T, D>& stream) const { handle->connect_loop(stream); }
+  FeedbackHandle<T, C>* handle;
+  void operator()(const StreamCore<T, C>& stream) const { handle->connect_loop(stream); }
 };
 }  // namespace detail
 
 /// `stream | connect_loop(handle)`: closes the cycle.
-template <Timestamp T, class D>
-auto connect_loop(FeedbackHandle<T, D>& handle) {
-  return detail::ConnectLoop<T, D>{&handle};
+template <Timestamp T, class C>
+auto connect_loop(FeedbackHandle<T, C>& handle) {
+  return detail::ConnectLoop<T, C>{&handle};
 }
 
 }  // namespace operators

@@ -8,6 +8,11 @@
 /// Use: `stream | unary_frontier<Out>(Pipeline{}, "Name", [](Capability<T> cap, OperatorInfo
 /// info) { return [=](OperatorInput<T, In>& input, OperatorOutput<T, Out>& output) { ... }; })`.
 ///
+/// Every operator here works on streams of any container: the input hands the logic the
+/// container (`OperatorInputCore<T, C>`), and `Out` names the output: a record type `D` (a
+/// `std::vector<D>` stream, written to through `OperatorOutput<T, D>`) or a container builder
+/// (`unary<columnar::Builder<P>>(...)`, written to through `OperatorOutputCore<T, Builder>`).
+///
 /// Source: the reference's `dataflow::operators::generic::operator` (SEMANTICS.md §5.7).
 /// Thread-safety: none; operators run on their worker thread.
 #pragma once
@@ -49,8 +54,10 @@ struct Unary {
   Ctor ctor;
   progress::FrontierInterest interest;
 
-  template <Timestamp T, class DIn>
-  Stream<T, DOut> operator()(const Stream<T, DIn>& stream) const {
+  using CB = container::BuilderFor<DOut>;
+
+  template <Timestamp T, class CIn>
+  StreamCore<T, typename CB::Container> operator()(const StreamCore<T, CIn>& stream) const {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto input = builder.new_input(stream, pact);
     // Not a structured binding: clang before 16 cannot capture one in a lambda.
@@ -69,12 +76,13 @@ struct Unary {
       } else {
         auto logic = make(std::move(caps[0]), info);
         using Logic = decltype(logic);
-        if constexpr (!std::is_invocable_v<Logic&, OperatorInput<T, DIn>&, OperatorOutput<T, DOut>&>) {
+        if constexpr (!std::is_invocable_v<Logic&, OperatorInputCore<T, CIn>&, OperatorOutputCore<T, CB>&>) {
           static_assert(
-              std::is_invocable_v<Logic&, OperatorInput<T, DIn>&, OperatorOutput<T, DOut>&>,
+              std::is_invocable_v<Logic&, OperatorInputCore<T, CIn>&, OperatorOutputCore<T, CB>&>,
               "timely::unary/unary_frontier: the logic the constructor returns must be callable as "
               "logic(OperatorInput<T, In>&, OperatorOutput<T, Out>&), where In is the record type of "
-              "the input stream and Out the operator's output type");
+              "the input stream and Out the operator's output type (for other containers: "
+              "OperatorInputCore<T, C>& and OperatorOutputCore<T, Builder>&)");
           return [] {};
         } else {
           return [logic = std::move(logic), input = std::move(input), output = std::move(output)]() mutable {
@@ -93,8 +101,8 @@ struct Sink {
   std::string name;
   Ctor ctor;
 
-  template <Timestamp T, class DIn>
-  void operator()(const Stream<T, DIn>& stream) const {
+  template <Timestamp T, class CIn>
+  void operator()(const StreamCore<T, CIn>& stream) const {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto input = builder.new_input(stream, pact);
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
@@ -108,8 +116,8 @@ struct Sink {
         return [] {};
       } else {
         auto logic = make(info);
-        if constexpr (!std::is_invocable_v<decltype(logic)&, OperatorInput<T, DIn>&>) {
-          static_assert(std::is_invocable_v<decltype(logic)&, OperatorInput<T, DIn>&>,
+        if constexpr (!std::is_invocable_v<decltype(logic)&, OperatorInputCore<T, CIn>&>) {
+          static_assert(std::is_invocable_v<decltype(logic)&, OperatorInputCore<T, CIn>&>,
                         "timely::sink: the logic the constructor returns must be callable as "
                         "logic(OperatorInput<T, In>&), where In is the record type of the input stream");
           return [] {};
@@ -121,17 +129,18 @@ struct Sink {
   }
 };
 
-template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
+template <class DOut, Timestamp T, class C2, class P1, class P2, class Ctor>
 struct Binary {
-  Stream<T, D2> other;
+  using CB = container::BuilderFor<DOut>;
+  StreamCore<T, C2> other;
   P1 pact1;
   P2 pact2;
   std::string name;
   Ctor ctor;
   progress::FrontierInterest interest;
 
-  template <class D1>
-  Stream<T, DOut> operator()(const Stream<T, D1>& stream) const {
+  template <class C1>
+  StreamCore<T, typename CB::Container> operator()(const StreamCore<T, C1>& stream) const {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto in1 = builder.new_input(stream, pact1);
     auto in2 = builder.new_input(other, pact2);
@@ -152,11 +161,11 @@ struct Binary {
       } else {
         auto logic = make(std::move(caps[0]), info);
         using Logic = decltype(logic);
-        if constexpr (!std::is_invocable_v<Logic&, OperatorInput<T, D1>&, OperatorInput<T, D2>&,
-                                           OperatorOutput<T, DOut>&>) {
+        if constexpr (!std::is_invocable_v<Logic&, OperatorInputCore<T, C1>&, OperatorInputCore<T, C2>&,
+                                           OperatorOutputCore<T, CB>&>) {
           static_assert(
-              std::is_invocable_v<Logic&, OperatorInput<T, D1>&, OperatorInput<T, D2>&,
-                                  OperatorOutput<T, DOut>&>,
+              std::is_invocable_v<Logic&, OperatorInputCore<T, C1>&, OperatorInputCore<T, C2>&,
+                                  OperatorOutputCore<T, CB>&>,
               "timely::binary/binary_frontier: the logic the constructor returns must be callable as "
               "logic(OperatorInput<T, In1>&, OperatorInput<T, In2>&, OperatorOutput<T, Out>&), where "
               "In1 and In2 are the record types of the input streams");
@@ -196,17 +205,17 @@ auto unary(Pact pact, std::string name, Ctor ctor) {
 /// input: `stream | binary_frontier<DOut>(other, pact1, pact2, name, ctor)`, where
 /// `ctor(Capability<T>, OperatorInfo)` returns `logic(OperatorInput<T, D1>&,
 /// OperatorInput<T, D2>&, OperatorOutput<T, DOut>&)`.
-template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
-auto binary_frontier(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
-  return detail::Binary<DOut, T, D2, P1, P2, Ctor>{std::move(other), std::move(pact1),
+template <class DOut, Timestamp T, class C2, class P1, class P2, class Ctor>
+auto binary_frontier(StreamCore<T, C2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
+  return detail::Binary<DOut, T, C2, P1, P2, Ctor>{std::move(other), std::move(pact1),
                                                    std::move(pact2), std::move(name),
                                                    std::move(ctor),  progress::FrontierInterest::Always};
 }
 
 /// Like `binary_frontier`, but scheduled only on data or explicit activation.
-template <class DOut, Timestamp T, class D2, class P1, class P2, class Ctor>
-auto binary(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
-  return detail::Binary<DOut, T, D2, P1, P2, Ctor>{std::move(other), std::move(pact1),
+template <class DOut, Timestamp T, class C2, class P1, class P2, class Ctor>
+auto binary(StreamCore<T, C2> other, P1 pact1, P2 pact2, std::string name, Ctor ctor) {
+  return detail::Binary<DOut, T, C2, P1, P2, Ctor>{std::move(other), std::move(pact1),
                                                    std::move(pact2), std::move(name),
                                                    std::move(ctor),  progress::FrontierInterest::Never};
 }
@@ -239,9 +248,9 @@ auto unary_notify(Pact pact, std::string name, std::vector<T> initial_times, Log
 /// A two-input operator with a notificator over both inputs' frontiers:
 /// `logic(OperatorInput<T, D1>&, OperatorInput<T, D2>&, OperatorOutput<T, DOut>&, Notificator<T>&)`;
 /// it activates itself while a notification is deliverable, as `unary_notify` does.
-template <class DOut, Timestamp T, class D2, class P1, class P2, class Logic>
-auto binary_notify(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, std::vector<T> initial_times,
-                   Logic logic) {
+template <class DOut, Timestamp T, class C2, class P1, class P2, class Logic>
+auto binary_notify(StreamCore<T, C2> other, P1 pact1, P2 pact2, std::string name,
+                   std::vector<T> initial_times, Logic logic) {
   return binary_frontier<DOut>(std::move(other), std::move(pact1), std::move(pact2), std::move(name),
                                [times = std::move(initial_times), logic = std::move(logic)](
                                    auto cap, const OperatorInfo& info) mutable {
@@ -262,7 +271,8 @@ auto binary_notify(Stream<T, D2> other, P1 pact1, P2 pact2, std::string name, st
 /// at the start and afterwards only when activated (`info.activator`), so logic with more to do
 /// must activate itself; it completes once it holds no capability.
 template <class DOut, Timestamp T, class Ctor>
-Stream<T, DOut> source(Scope<T>& scope, std::string name, Ctor ctor) {
+StreamCore<T, typename container::BuilderFor<DOut>::Container> source(Scope<T>& scope, std::string name,
+                                                                      Ctor ctor) {
   OperatorBuilder<T> builder(scope, std::move(name));
   // Not a structured binding: clang before 16 cannot capture one in a lambda.
   auto made = builder.template new_output<DOut>();
@@ -277,10 +287,12 @@ Stream<T, DOut> source(Scope<T>& scope, std::string name, Ctor ctor) {
       return [] {};
     } else {
       auto logic = ctor(std::move(caps[0]), info);
-      if constexpr (!std::is_invocable_v<decltype(logic)&, OperatorOutput<T, DOut>&>) {
-        static_assert(std::is_invocable_v<decltype(logic)&, OperatorOutput<T, DOut>&>,
-                      "timely::source: the logic the constructor returns must be callable as "
-                      "logic(OperatorOutput<T, Out>&)");
+      if constexpr (!std::is_invocable_v<decltype(logic)&,
+                                         OperatorOutputCore<T, container::BuilderFor<DOut>>&>) {
+        static_assert(
+            std::is_invocable_v<decltype(logic)&, OperatorOutputCore<T, container::BuilderFor<DOut>>&>,
+            "timely::source: the logic the constructor returns must be callable as "
+            "logic(OperatorOutput<T, Out>&)");
         return [] {};
       } else {
         return [logic = std::move(logic), output = std::move(output)]() mutable { logic(output); };

@@ -1,5 +1,7 @@
 /// \file
-/// `InputHandle<T, D>`: how a program feeds records into a dataflow from outside. The handle
+/// `InputHandleCore<T, C>` and its vector case `InputHandle<T, D>`: how a program feeds records
+/// into a dataflow from outside, in containers `C` (for `InputHandle<T, D>`, `std::vector<D>`;
+/// a columnar input is `InputHandleCore<T, columnar::Batch<P>>`). The handle
 /// holds a capability at its current time `time()`: records sent now carry that time,
 /// `advance_to(t)` promises that no more records earlier than `t` will come, and `close()` (or
 /// destroying the handle) promises no more records at all.
@@ -35,20 +37,20 @@ namespace timely::dataflow {
 namespace detail {
 
 /// What an input handle shares with one input operator it feeds.
-template <Timestamp T, class D>
+template <Timestamp T, class C>
 struct InputAttachment {
   progress::ChangeBatch<T> internal;
   progress::ChangeBatch<T> produced;
-  std::shared_ptr<Tee<T, D>> tee = std::make_shared<Tee<T, D>>();
+  std::shared_ptr<Tee<T, C>> tee = std::make_shared<Tee<T, C>>();
   std::optional<scheduling::Activator> activator;
 };
 
 /// The input operator: no inputs, one output; reports the handle's capability changes and
 /// production when scheduled.
-template <Timestamp T, class D>
+template <Timestamp T, class C>
 class InputOperator final : public progress::Operate<T> {
  public:
-  InputOperator(std::shared_ptr<InputAttachment<T, D>> attachment, std::size_t peers)
+  InputOperator(std::shared_ptr<InputAttachment<T, C>> attachment, std::size_t peers)
       : attachment_(std::move(attachment)), progress_(0, 1) {
     progress_.internals[0].update(timely::minimum<T>(), static_cast<std::int64_t>(peers));
   }
@@ -65,23 +67,27 @@ class InputOperator final : public progress::Operate<T> {
   }
 
  private:
-  std::shared_ptr<InputAttachment<T, D>> attachment_;
+  std::shared_ptr<InputAttachment<T, C>> attachment_;
   progress::SharedProgress<T> progress_;
   std::string name_ = "Input";
 };
 
 }  // namespace detail
 
-/// Feeds records of type `D` at times of type `T` into one or more dataflows of this worker.
-template <Timestamp T, class D>
-class InputHandle {
+/// Feeds records at times of type `T`, in containers `C`, into one or more dataflows of this
+/// worker. Records are gathered into a container until it is at capacity
+/// (`container::at_capacity`), then sent.
+template <Timestamp T, class C>
+class InputHandleCore {
  public:
-  InputHandle() = default;
-  InputHandle(const InputHandle&) = delete;
-  InputHandle& operator=(const InputHandle&) = delete;
+  using Container = C;
+
+  InputHandleCore() = default;
+  InputHandleCore(const InputHandleCore&) = delete;
+  InputHandleCore& operator=(const InputHandleCore&) = delete;
   /// Closes the input if still open (errors while closing are swallowed: destructors must not
   /// throw; call `close()` to see them).
-  ~InputHandle() {
+  ~InputHandleCore() {
     try {
       close();
     } catch (...) {
@@ -91,12 +97,12 @@ class InputHandle {
   /// Creates an input operator in `scope` fed by this handle and returns its stream. A handle
   /// may feed several dataflows; each receives every record.
   /// \throws InputError if the handle is closed.
-  Stream<T, D> to_stream(Scope<T>& scope) {
+  StreamCore<T, C> to_stream(Scope<T>& scope) {
     if (closed_)
       throw InputError("timely: input handle closed at time " + describe(now_) +
                        " cannot feed a new dataflow");
     flush();
-    auto attachment = std::make_shared<detail::InputAttachment<T, D>>();
+    auto attachment = std::make_shared<detail::InputAttachment<T, C>>();
     const std::size_t index = scope.builder().reserve_operator();
     const std::size_t global = scope.worker().new_identifier();
     attachment->activator.emplace(scope.worker().activations(), scope.address_of(index));
@@ -105,9 +111,9 @@ class InputHandle {
       attachment->internal.update(timely::minimum<T>(), -1);
       attachment->internal.update(now_, 1);
     }
-    Stream<T, D> stream(scope, progress::Source{index, 0}, attachment->tee);
+    StreamCore<T, C> stream(scope, progress::Source{index, 0}, attachment->tee);
     scope.builder().add_operator(index, global,
-                                 std::make_unique<detail::InputOperator<T, D>>(attachment, scope.peers()));
+                                 std::make_unique<detail::InputOperator<T, C>>(attachment, scope.peers()));
     attachments_.push_back(std::move(attachment));
     return stream;
   }
@@ -117,21 +123,21 @@ class InputHandle {
   /// Whether `close()` was called.
   [[nodiscard]] bool closed() const noexcept { return closed_; }
 
-  /// Sends one record at `time()`. \throws InputError if closed or not attached to a dataflow
-  /// (such a record would be lost).
-  void send(D record) {
-    // The whole check (it also forgets dropped dataflows) once per batch, not per record.
-    if (buffer_.empty()) check_open("send");
-    if (buffer_.capacity() == 0) buffer_.reserve(container::default_capacity<D>());
-    buffer_.push_back(std::move(record));
-    if (buffer_.size() >= container::default_capacity<D>()) ship();
-  }
-  /// Sends a whole batch at `time()`, leaving `batch` empty. \throws InputError as `send`.
-  void send_batch(std::vector<D>& batch) {
+  /// Sends one record at `time()` (of a vector input: any value convertible to the record
+  /// type, braces too). \throws InputError if closed or not attached to a dataflow (such a
+  /// record would be lost).
+  void send(container::VectorRecord<C> record) requires container::Vector<C> { push(std::move(record)); }
+  /// Sends one item at `time()`: anything the container absorbs (`container::PushInto`), for a
+  /// columnar input an owned value or a borrowed reference. \throws InputError as above.
+  template <class X>
+  requires container::PushInto<C, X>
+  void send(X&& item) { push(std::forward<X>(item)); }
+  /// Sends a whole container at `time()`, leaving `batch` empty. \throws InputError as `send`.
+  void send_batch(C& batch) {
     check_open("send_batch");
     ship();
     if (!batch.empty()) deliver(std::move(batch));
-    batch = {};
+    batch = C{};
   }
   /// Sends buffered records now.
   void flush() {
@@ -190,19 +196,27 @@ class InputHandle {
   void forget_dropped() {
     std::erase_if(attachments_, [](const auto& a) { return a.use_count() == 1; });
   }
+  template <class X>
+  void push(X&& item) {
+    // The whole check (it also forgets dropped dataflows) once per batch, not per record.
+    if (buffer_.empty()) check_open("send");
+    container::ensure_capacity(buffer_);
+    container::push_into(buffer_, std::forward<X>(item));
+    if (container::at_capacity(buffer_)) ship();
+  }
   void ship() {
     forget_dropped();
     if (buffer_.empty()) return;
     deliver(std::move(buffer_));
-    buffer_ = {};
-    buffer_.reserve(container::default_capacity<D>());
+    buffer_ = C{};
+    container::ensure_capacity(buffer_);
   }
-  void deliver(std::vector<D>&& data) {
-    const auto count = static_cast<std::int64_t>(data.size());
+  void deliver(C&& data) {
+    const auto count = static_cast<std::int64_t>(container::record_count(data));
     for (std::size_t i = 0; i < attachments_.size(); ++i) {
       auto& a = *attachments_[i];
       a.produced.update(now_, count);
-      Message<T, D> message;
+      Message<T, C> message;
       message.time = now_;
       message.data = (i + 1 == attachments_.size()) ? std::move(data) : data;
       a.tee->push(std::move(message));
@@ -210,9 +224,13 @@ class InputHandle {
   }
 
   T now_ = timely::minimum<T>();
-  std::vector<D> buffer_;
-  std::vector<std::shared_ptr<detail::InputAttachment<T, D>>> attachments_;
+  C buffer_{};
+  std::vector<std::shared_ptr<detail::InputAttachment<T, C>>> attachments_;
   bool closed_ = false;
 };
+
+/// Feeds records of type `D` at times of type `T`, in `std::vector<D>` batches.
+template <Timestamp T, class D>
+using InputHandle = InputHandleCore<T, std::vector<D>>;
 
 }  // namespace timely::dataflow

@@ -1,10 +1,12 @@
 /// \file
 /// Observation without change: `inspect(f)` calls `f(const D&)` for every record,
-/// `inspect_time(f)` calls `f(const T&, const D&)`, and `inspect_batch(f)` calls
-/// `f(const T&, const std::vector<D>&)` for every batch; the records pass through unchanged.
-/// Like the reference, they are scheduled on frontier changes as well as on data.
+/// `inspect_time(f)` calls `f(const T&, const D&)`, and `inspect_container(f)` (or its other name
+/// `inspect_batch(f)`) calls `f(const T&, const C&)` for every container (`const std::vector<D>&`
+/// for vector streams); the records pass through unchanged. They work on streams of any
+/// container: for a columnar stream `inspect` is given the borrowed references. Like the
+/// reference, they are scheduled on frontier changes as well as on data.
 ///
-/// Source: the reference's `dataflow::operators::inspect` (SEMANTICS.md §6).
+/// Source: the reference's `dataflow::operators::{inspect, core::inspect}` (SEMANTICS.md §6).
 /// Thread-safety: none; `f` runs on the worker thread.
 #pragma once
 
@@ -20,17 +22,19 @@ namespace timely::dataflow::operators {
 namespace detail {
 
 template <class F>
-struct InspectBatch {
+struct InspectContainer {
   F f;
-  template <Timestamp T, class D>
-  Stream<T, D> operator()(const Stream<T, D>& stream) const {
-    static_assert(std::is_invocable_v<F&, const T&, const std::vector<D>&>,
-                  "inspect_batch: f must be callable as f(const T&, const std::vector<D>&)");
-    return stream | unary_frontier<D>(Pipeline{}, "InspectBatch", [f = f](auto, const auto&) mutable {
-             return [f](OperatorInput<T, D>& input, OperatorOutput<T, D>& output) mutable {
-               input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
-                 f(cap.time(), static_cast<const std::vector<D>&>(data));
-                 output.session(cap).give_vec(data);
+  template <Timestamp T, class C>
+  StreamCore<T, C> operator()(const StreamCore<T, C>& stream) const {
+    static_assert(std::is_invocable_v<F&, const T&, const C&>,
+                  "inspect_container/inspect_batch: f must be callable as f(const T&, const C&), where C "
+                  "is the stream's container (const std::vector<D>& for a stream of D)");
+    using CB = container::CapacityContainerBuilder<C>;
+    return stream | unary_frontier<CB>(Pipeline{}, "InspectBatch", [f = f](auto, const auto&) mutable {
+             return [f](OperatorInputCore<T, C>& input, OperatorOutputCore<T, CB>& output) mutable {
+               input.for_each([&](const InputCapability<T>& cap, C& data) {
+                 f(cap.time(), static_cast<const C&>(data));
+                 output.session(cap).give_container(data);
                });
              };
            });
@@ -39,25 +43,32 @@ struct InspectBatch {
 
 }  // namespace detail
 
-/// Calls `f(const T& time, const std::vector<D>& batch)` for every batch.
+/// Calls `f(const T& time, const C& batch)` for every container of records.
+template <class F>
+auto inspect_container(F f) {
+  return detail::InspectContainer<F>{std::move(f)};
+}
+
+/// Calls `f(const T& time, const std::vector<D>& batch)` for every batch (any container `C` as
+/// `inspect_container`).
 template <class F>
 auto inspect_batch(F f) {
-  return detail::InspectBatch<F>{std::move(f)};
+  return detail::InspectContainer<F>{std::move(f)};
 }
 
 /// Calls `f(const T& time, const D& record)` for every record.
 template <class F>
 auto inspect_time(F f) {
-  return inspect_batch([f = std::move(f)](const auto& time, const auto& batch) mutable {
-    for (const auto& record : batch) f(time, record);
+  return inspect_container([f = std::move(f)](const auto& time, const auto& batch) mutable {
+    for (auto&& record : batch) f(time, std::as_const(record));
   });
 }
 
 /// Calls `f(const D& record)` for every record.
 template <class F>
 auto inspect(F f) {
-  return inspect_batch([f = std::move(f)](const auto&, const auto& batch) mutable {
-    for (const auto& record : batch) f(record);
+  return inspect_container([f = std::move(f)](const auto&, const auto& batch) mutable {
+    for (auto&& record : batch) f(std::as_const(record));
   });
 }
 

@@ -56,17 +56,17 @@ namespace detail {
 template <Timestamp T>
 struct ProbeWith {
   ProbeHandle<T> handle;
-  template <class D>
-  Stream<T, D> operator()(const Stream<T, D>& stream) const {
+  template <class C>
+  StreamCore<T, C> operator()(const StreamCore<T, C>& stream) const {
+    using CB = container::CapacityContainerBuilder<C>;
     auto shared = handle.shared();
     // Conservative until the probe first runs.
     shared->update(timely::minimum<T>(), 1, [](const T&, std::int64_t) {});
-    return stream | unary_frontier<D>(Pipeline{}, "Probe", [shared](auto, const auto&) {
+    return stream | unary_frontier<CB>(Pipeline{}, "Probe", [shared](auto, const auto&) {
              return [shared, seen = progress::Antichain<T>(timely::minimum<T>())](
-                        OperatorInput<T, D>& input, OperatorOutput<T, D>& output) mutable {
-               input.for_each([&](const InputCapability<T>& cap, std::vector<D>& data) {
-                 output.session(cap).give_vec(data);
-               });
+                        OperatorInputCore<T, C>& input, OperatorOutputCore<T, CB>& output) mutable {
+               input.for_each(
+                   [&](const InputCapability<T>& cap, C& data) { output.session(cap).give_container(data); });
                const auto& now = input.frontier().frontier();
                if (!(now == seen)) {
                  std::vector<std::pair<T, std::int64_t>> changes;
@@ -81,8 +81,8 @@ struct ProbeWith {
 };
 
 struct Probe {
-  template <Timestamp T, class D>
-  ProbeHandle<T> operator()(const Stream<T, D>& stream) const {
+  template <Timestamp T, class C>
+  ProbeHandle<T> operator()(const StreamCore<T, C>& stream) const {
     ProbeHandle<T> handle;
     stream | ProbeWith<T>{handle};
     return handle;

@@ -1,0 +1,144 @@
+// The main program of the word-counting examples (`wordcount`, and `columnar` over columnar
+// batches): each worker reads its share of FILE's lines (a byte range, cut at line ends) and
+// feeds them in epochs of a fixed number of lines, a few lines to a record, into the dataflow
+// that `build` makes; at the end every distinct word is printed once on stdout as "WORD COUNT"
+// and a summary goes to stderr.
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <timely/timely.hpp>
+
+#include "common.hpp"
+#include "wordcount_dataflow.hpp"
+
+namespace wordcount {
+
+constexpr std::uint64_t kLinesPerEpoch = 50'000;
+constexpr std::uint64_t kLinesPerChunk = 32;
+
+/// One worker's share of the output: its words' "WORD COUNT" lines, and their totals.
+struct Part {
+  std::string lines;
+  std::uint64_t words = 0;
+  std::uint64_t distinct = 0;
+};
+
+/// The part of `path` worker `index` of `peers` reads: whole lines starting in its byte range.
+std::string read_share(const std::string& path, std::size_t index, std::size_t peers) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+  file.seekg(0, std::ios::end);
+  const auto end_pos = file.tellg();
+  if (end_pos < 0) throw std::runtime_error("cannot determine the size of '" + path + "'");
+  const auto size = static_cast<std::uint64_t>(end_pos);
+  auto boundary = [&](std::uint64_t pos) -> std::uint64_t {
+    // The first line start at or after pos (pos 0 is a line start).
+    if (pos == 0 || pos >= size) return std::min(pos, size);
+    file.clear();
+    file.seekg(static_cast<std::streamoff>(pos - 1));
+    std::string rest;
+    std::getline(file, rest);
+    return std::min<std::uint64_t>(size, pos + rest.size());
+  };
+  const auto begin = boundary(size * index / peers);
+  const auto end = boundary(size * (index + 1) / peers);
+  std::string text(end > begin ? end - begin : 0, '\0');
+  file.clear();
+  file.seekg(static_cast<std::streamoff>(begin));
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!file && !text.empty()) throw std::runtime_error("cannot read '" + path + "'");
+  return text;
+}
+
+/// Runs the example called `name` with arguments `[FILE] [-w N]` (FILE defaults to
+/// `default_text`); `build(worker, input, probe, latest)` makes the dataflow.
+template <class Build>
+int main(int argc, char** argv, const char* name, const char* default_text, Build build) {
+  return examples::guarded_main(name, "[FILE] [-w N]", [&] {
+    auto config = timely::Config::from_args(argc, argv);
+    if (config.positional.size() > 1) throw timely::ConfigError("expected at most one FILE");
+    const std::string path = config.positional.empty() ? default_text : config.positional[0];
+    {
+      // Only regular files: a directory, FIFO or device has no size to split among workers.
+      std::error_code ec;
+      const auto status = std::filesystem::status(path, ec);
+      if (ec || !std::filesystem::exists(status)) {
+        std::string hint =
+            config.positional.empty() ? " (run scripts/fetch-data.sh to fetch the default text)" : "";
+        throw std::runtime_error("cannot open '" + path + "': " + (ec ? ec.message() : "no such file") +
+                                 hint);
+      }
+      if (!std::filesystem::is_regular_file(status))
+        throw std::runtime_error("'" + path + "' is not a regular file");
+      std::ifstream check(path, std::ios::binary);
+      if (!check) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto results = timely::execute(config, [&](timely::Worker& worker) {
+      timely::InputHandle<wordcount::Time, std::string> input;
+      timely::ProbeHandle<wordcount::Time> probe;
+      wordcount::Latest latest;
+      build(worker, input, probe, latest);
+
+      const std::string text = read_share(path, worker.index(), worker.peers());
+      // Lines go in chunks of up to kLinesPerChunk (a chunk is text too, cut at line ends), so
+      // that a batch holds many lines and allocates one string per chunk.
+      std::uint64_t lines = 0;
+      std::size_t pos = 0, chunk = 0;
+      while (pos < text.size()) {
+        auto end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        pos = end + 1;
+        ++lines;
+        const bool epoch_ends = lines % kLinesPerEpoch == 0;
+        if (lines % kLinesPerChunk == 0 || epoch_ends || pos >= text.size()) {
+          input.send(text.substr(chunk, std::min(pos, text.size()) - chunk));
+          chunk = pos;
+        }
+        if (epoch_ends) {
+          input.advance_to(input.time() + 1);
+          // Keep at most two epochs in flight.
+          while (input.time() >= 2 && probe.less_than(input.time() - 1)) worker.step();
+        }
+      }
+      input.close();
+      while (!probe.done()) worker.step();
+      // Each worker formats its own words' lines (in parallel, and without copying the map).
+      Part part;
+      part.lines.reserve(latest.size() * 16);
+      for (const auto& [word, count] : latest) {
+        part.words += static_cast<std::uint64_t>(count);
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, count).ptr;
+        part.lines.append(word).append(1, ' ').append(digits, end).append(1, '\n');
+      }
+      part.distinct = latest.size();
+      return part;
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    std::uint64_t words = 0, distinct = 0;
+    for (const auto& part : results) {
+      words += part.words;
+      distinct += part.distinct;
+      std::fwrite(part.lines.data(), 1, part.lines.size(), stdout);
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %llu words, %llu distinct, %zu workers, %.3f s, %.3e words/s\n", name,
+                 static_cast<unsigned long long>(words), static_cast<unsigned long long>(distinct),
+                 config.workers, seconds, seconds > 0 ? static_cast<double>(words) / seconds : 0.0);
+  });
+}
+
+}  // namespace wordcount
