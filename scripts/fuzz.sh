@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets (tests/fuzz) for a while.
 #
-#   bash scripts/fuzz.sh [SECONDS]     default 60; CI runs it for ~30
+#   bash scripts/fuzz.sh [SECONDS]     default 60 in all; CI runs it for ~30
 #
 # Installs clang from Debian if it is missing, configures a separate build directory build/fuzz
-# with clang and -DTIMELY_BUILD_FUZZ=ON (everything built with AddressSanitizer +
-# UndefinedBehaviorSanitizer, the target also with -fsanitize=fuzzer), builds fuzz_wire, writes
-# a seed corpus of valid hellos, verdicts, frame streams and encoded messages to
-# build/fuzz/seeds, and runs fuzz_wire for SECONDS with the corpus kept in build/fuzz/corpus
-# (it grows across runs). Exit status 0 if nothing was found; otherwise libFuzzer's status, with
-# the crashing input saved as build/fuzz/artifacts/crash-* (reproduce with
-# `build/fuzz/tests/fuzz/fuzz_wire build/fuzz/artifacts/crash-...`).
+# (or $TIMELY_FUZZ_BUILD) with clang and -DTIMELY_BUILD_FUZZ=ON (everything built with
+# AddressSanitizer + UndefinedBehaviorSanitizer, the targets also with -fsanitize=fuzzer),
+# builds fuzz_wire and fuzz_columnar, writes seed corpora (valid hellos, verdicts, frame streams
+# and encoded messages to build/fuzz/seeds; valid columnar batches to build/fuzz/seeds-columnar)
+# and runs each target for half of SECONDS, with the corpora kept in build/fuzz/corpus and
+# build/fuzz/corpus-columnar (they grow across runs). Exit status 0 if nothing was found;
+# otherwise libFuzzer's status, with the crashing input saved as build/fuzz/artifacts/crash-*
+# (reproduce with `build/fuzz/tests/fuzz/fuzz_wire build/fuzz/artifacts/crash-...`, or
+# fuzz_columnar for the files of its run).
 set -euo pipefail
 
 SECONDS_TO_RUN="${1:-60}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD="$ROOT/build/fuzz"
+BUILD="${TIMELY_FUZZ_BUILD:-$ROOT/build/fuzz}"
 
 # clang and its sanitizer/libFuzzer runtimes (libclang-rt-dev) from Debian.
 if ! command -v clang++ >/dev/null 2>&1 ||
@@ -34,7 +36,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DTIMELY_BUILD_FUZZ=ON -DTIMELY_BUILD_TESTS=OFF -DTIMELY_BUILD_EXAMPLES=OFF \
     -DTIMELY_BUILD_BENCHES=OFF -DTIMELY_BUILD_BOOK=OFF -DTIMELY_INSTALL=OFF -DTIMELY_WERROR=ON
 fi
-ninja -C "$BUILD" -j"${JOBS:-2}" fuzz_wire
+ninja -C "$BUILD" -j"${JOBS:-2}" fuzz_wire fuzz_columnar
 
 # The seed corpus: what a peer sends when it works (little-endian, as wire.hpp and codec.hpp say).
 SEEDS="$BUILD/seeds"
@@ -106,9 +108,54 @@ seed(frame(1, message2(9, 0, [[b"x" * 40]]), source=1, lo=0, hi=1, channel=2))
 print(f"fuzz.sh: {n} seeds in {out}")
 PY
 
-echo "fuzz.sh: running fuzz_wire for ${SECONDS_TO_RUN} s"
+# Valid columnar batches of Batch<tuple<u64, string, optional<vector<u32>>>> (layout.hpp):
+# header (magic, count, 6 buffers, their lengths), then the buffers, each zero-padded to 8.
+SEEDS_COLUMNAR="$BUILD/seeds-columnar"
+rm -rf "$SEEDS_COLUMNAR"
+mkdir -p "$SEEDS_COLUMNAR" "$BUILD/corpus-columnar"
+python3 - "$SEEDS_COLUMNAR" <<'PY'
+import os, struct, sys
+out = sys.argv[1]
+def pad(b):
+    return b + bytes(-len(b) % 8)
+def batch(items):
+    nums = b"".join(struct.pack("<Q", n) for n, _, _ in items)
+    ends, text, at = b"", b"", 0
+    for _, s, _ in items:
+        text += s
+        at += len(s)
+        ends += struct.pack("<Q", at)
+    tags, vends, vals, vat = b"", b"", b"", 0
+    for _, _, v in items:
+        tags += b"\1" if v is not None else b"\0"
+        for x in v or []:
+            vals += struct.pack("<I", x)
+        vat += len(v or [])
+        vends += struct.pack("<Q", vat)
+    bufs = [nums, ends, text, tags, vends, vals]
+    head = b"TMLYCOL1" + struct.pack("<QQ", len(items), len(bufs)) + b"".join(struct.pack("<Q", len(b)) for b in bufs)
+    return head + b"".join(pad(b) for b in bufs)
+seeds = [
+    [],
+    [(1, b"alpha", [1, 2, 3])],
+    [(1, b"", None), (2, b"b", []), (3, b"ccc", [7])],
+    [(i, b"x" * (i % 13), None if i % 3 == 0 else list(range(i % 5))) for i in range(40)],
+]
+for i, items in enumerate(seeds):
+    with open(os.path.join(out, f"seed-{i:03d}"), "wb") as f:
+        f.write(batch(items))
+print(f"fuzz.sh: {len(seeds)} columnar seeds in {out}")
+PY
+
+# The time budget is shared: half each (at least 1 s).
+HALF=$(( SECONDS_TO_RUN / 2 > 0 ? SECONDS_TO_RUN / 2 : 1 ))
 cd "$BUILD"
-ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
-  "$BUILD/tests/fuzz/fuzz_wire" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$BUILD/artifacts/" -print_final_stats=1 "$BUILD/corpus" "$SEEDS"
+run() {  # run TARGET CORPUS SEEDS
+  echo "fuzz.sh: running $1 for ${HALF} s"
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
+    "$BUILD/tests/fuzz/$1" -max_total_time="$HALF" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$BUILD/artifacts/" -print_final_stats=1 "$2" "$3"
+}
+run fuzz_wire "$BUILD/corpus" "$SEEDS"
+run fuzz_columnar "$BUILD/corpus-columnar" "$SEEDS_COLUMNAR"
 echo "fuzz.sh: no findings in ${SECONDS_TO_RUN} s"

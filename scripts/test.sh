@@ -3,8 +3,8 @@
 # runs the whole suite with the `dev` preset (-Wall -Wextra -Werror; it includes the `net`
 # tests, which run examples as several processes over loopback TCP), then again under
 # ASan+UBSan (`asan` preset), then the allocator, dataflow and cluster tests under TSan (`tsan`
-# preset), then the wire-format fuzz target for 30 seconds (libFuzzer, clang), and checks that
-# GCIDE word counts equal the sequential count on 1, 2 and 4 workers.
+# preset), then the wire-format and columnar fuzz targets for 30 seconds in all (libFuzzer,
+# clang), and checks that GCIDE word counts equal the sequential count on 1, 2 and 4 workers.
 #   scripts/test.sh [--quick]   (--quick: dev preset only)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +40,7 @@ if [ "$quick" -eq 0 ]; then
   ctest --preset tsan -L net \
     -R '^net:(equiv:(hello|exchange|wordcount)|fail:(kill9|kill9-process0|sigstop|exception.*|shape-type|workers-mismatch|peer-frames-.*))$'
 
-  echo "== fuzz (wire format and codecs, 30 s) =="
+  echo "== fuzz (wire format, codecs and columnar batches, 30 s) =="
   bash scripts/fuzz.sh 30
 fi
 echo "test.sh: all tests passed"

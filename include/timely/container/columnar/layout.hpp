@@ -161,14 +161,25 @@ inline void expect_values(const Buffer& buf, std::size_t len, std::size_t width,
 /// end (0 when empty), which the caller compares with its child's length.
 inline std::size_t check_ends(const Buffer& buf, std::size_t len, const Path& path) {
   expect_values(buf, len, 8, path, "offsets");
+  if (len == 0) return 0;
+  // One branch-free pass (it vectorizes); the offending entry is looked for only on failure.
   std::uint64_t prev = 0;
+  bool bad = false;
   for (std::size_t i = 0; i < len; ++i) {
     const auto end = load<std::uint64_t>(buf.data, i);
-    if (end < prev) [[unlikely]]
-      fail(path, "offsets", buf.offset + 8 * i,
-           "end offset " + std::to_string(end) + " of item " + std::to_string(i) + " is below the previous " +
-               std::to_string(prev));
+    bad |= end < prev;
     prev = end;
+  }
+  if (bad) [[unlikely]] {
+    prev = 0;
+    for (std::size_t i = 0; i < len; ++i) {
+      const auto end = load<std::uint64_t>(buf.data, i);
+      if (end < prev)
+        fail(path, "offsets", buf.offset + 8 * i,
+             "end offset " + std::to_string(end) + " of item " + std::to_string(i) +
+                 " is below the previous " + std::to_string(prev));
+      prev = end;
+    }
   }
   if constexpr (sizeof(std::size_t) < sizeof(std::uint64_t)) {
     if (prev > SIZE_MAX) fail(path, "offsets", buf.offset + 8 * (len - 1), "end offset does not fit size_t");
