@@ -2,7 +2,7 @@
 // Boost.PFR gives it a columnar layout: one column per field, nested freely. `Fare` is a class
 // with private fields, which has no layout; it travels as the aggregate of its fields. Worker 0
 // sends the trips, every worker sends its share of the fares; both are exchanged by city, read
-// in place, and totalled per city.
+// in place, and totalled per city. The trips are also broadcast, as owned Trips in vectors.
 //   ch07_struct [-w N]
 #include <cstdint>
 #include <cstdio>
@@ -74,22 +74,26 @@ int main(int argc, char** argv) {
 
   auto parts = timely::execute_from_args(argc, argv, [&](timely::Worker& worker) {
     std::map<std::string, Totals> totals;  // for the cities this worker receives
+    std::size_t heard = 0;                 // trips that reached this worker by broadcast
     timely::InputHandleCore<Time, columnar::Batch<Trip>> input;
     std::vector<Fare> fares;
     for (std::uint32_t i = 0; i < 9; ++i)
       if (i % worker.peers() == worker.index()) fares.emplace_back(i % 3 == 0 ? "Lyon" : "Oslo", 100 * i);
     timely::ProbeHandle<Time> probe;
     worker.dataflow<Time>([&](auto& scope) {
-      input.to_stream(scope) | exchange([](const auto& trip) { return city_hash(std::get<1>(trip)); }) |
-          inspect([&totals](const columnar::RefOf<Trip>& trip) {
-            const auto& [id, city, km, note, stops] = trip;  // string_view, optional<string_view>, ...
-            auto& t = totals[std::string(city)];
-            ++t.trips;
-            t.km += km;
-            for (std::uint32_t minutes : stops) t.stop_minutes += minutes;
-            if (note) t.notes.push_back(std::to_string(id) + ":" + std::string(*note));
-          }) |
-          probe_with(probe);
+      auto by_city =
+          input.to_stream(scope) | exchange([](const auto& trip) { return city_hash(std::get<1>(trip)); });
+      by_city | inspect([&totals](const columnar::RefOf<Trip>& trip) {
+        const auto& [id, city, km, note, stops] = trip;  // string_view, optional<string_view>, ...
+        auto& t = totals[std::string(city)];
+        ++t.trips;
+        t.km += km;
+        for (std::uint32_t minutes : stops) t.stop_minutes += minutes;
+        if (note) t.notes.push_back(std::to_string(id) + ":" + std::string(*note));
+      }) | probe_with(probe);
+      // broadcast works on vector streams only: owned Trips first (one allocation per string).
+      by_city | map([](const columnar::RefOf<Trip>& trip) { return columnar::to_owned<Trip>(trip); }) |
+          broadcast() | inspect([&heard](const Trip&) { ++heard; }) | probe_with(probe);
       to_stream(scope, fares) | map<columnar::Builder<Fare::Fields>>([](Fare&& f) { return f.fields(); }) |
           exchange([](const auto& fare) { return city_hash(std::get<0>(fare)); }) |
           inspect([&totals](const auto& fare) {
@@ -101,11 +105,15 @@ int main(int argc, char** argv) {
       for (const auto& trip : trips) input.send(trip);
     input.close();
     while (!probe.done()) worker.step();
-    return totals;
+    return std::pair{totals, heard};
   });
 
   std::map<std::string, Totals> all;  // each city was totalled on the one worker it was sent to
-  for (auto& totals : parts) all.merge(totals);
+  bool all_heard = true;
+  for (auto& [totals, heard] : parts) {
+    all.merge(totals);
+    all_heard = all_heard && heard == trips.size();
+  }
   for (const auto& [city, t] : all) {
     std::printf("%s: %d trips, %.2f km, %llu minutes at stops, fares %llu cents", city.c_str(), t.trips, t.km,
                 static_cast<unsigned long long>(t.stop_minutes),
@@ -113,4 +121,5 @@ int main(int argc, char** argv) {
     for (const auto& note : t.notes) std::printf(", note %s", note.c_str());
     std::printf("\n");
   }
+  std::printf("every worker heard of all %zu trips: %s\n", trips.size(), all_heard ? "yes" : "no");
 }
