@@ -22,7 +22,9 @@
 namespace {
 std::atomic<std::size_t> allocations{0};
 
-void* counted(std::size_t n, std::size_t align = 0) {
+// Out of line, so that GCC does not pair the malloc it would see inlined in `new` with the
+// free in `delete` (a -Wmismatched-new-delete false positive).
+[[gnu::noinline]] void* counted(std::size_t n, std::size_t align = 0) {
   allocations.fetch_add(1, std::memory_order_relaxed);
   if (n == 0) n = 1;
   void* p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align)
@@ -30,6 +32,7 @@ void* counted(std::size_t n, std::size_t align = 0) {
   if (!p) throw std::bad_alloc();
   return p;
 }
+[[gnu::noinline]] void release(void* p) noexcept { std::free(p); }
 }  // namespace
 
 void* operator new(std::size_t n) { return counted(n); }
@@ -50,14 +53,14 @@ void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
     return nullptr;
   }
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
 
 using namespace columnar_test;
 

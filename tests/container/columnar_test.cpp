@@ -1,8 +1,8 @@
 // Columnar batches (timely/container/columnar.hpp): round trips of every column kind and
-// nesting through owned, borrowed and copied (misaligned) batches; borrowed reads that point
-// into the serialized bytes instead of materializing records; the owned/borrowed state changes
-// (copy shares the owner, push and clear turn a view into an owned batch, moved-from is empty);
-// byte-sized capacity.
+// nesting through owned, borrowed and copied (misaligned) batches, and rebuilt from borrowed
+// records; borrowed reads that point into the serialized bytes instead of materializing
+// records; the owned/borrowed state changes (copy shares the owner, push and clear turn a view
+// into an owned batch, moved-from is empty); byte-sized capacity.
 #include <timely/container/columnar.hpp>
 
 #include <algorithm>
@@ -79,6 +79,10 @@ void round_trip(const std::vector<T>& items) {
     CHECK(i == items.size());
     CHECK(serialize(*b) == bytes);
   }
+  // Pushing the borrowed records (not owned copies) rebuilds the same batch.
+  col::Batch<T> from_refs;
+  for (const auto& ref : borrowed) from_refs.push_into(ref);
+  CHECK(serialize(from_refs) == bytes);
 }
 
 }  // namespace
