@@ -19,17 +19,24 @@
 
 namespace capture_test {
 
-/// A sink recording every distinct frontier of its input (elements sorted), in order.
-template <class T, class D>
-auto record_frontiers(std::vector<std::vector<T>>& out) {
+/// A sink recording every distinct frontier of its input of containers `C` (elements sorted), in
+/// order.
+template <class T, class C>
+auto record_container_frontiers(std::vector<std::vector<T>>& out) {
   return timely::dataflow::operators::sink(timely::dataflow::Pipeline{}, "Frontiers", [&out](const auto&) {
-    return [&out](timely::dataflow::OperatorInput<T, D>& input) {
-      input.for_each([](const timely::dataflow::InputCapability<T>&, std::vector<D>&) {});
+    return [&out](timely::dataflow::OperatorInputCore<T, C>& input) {
+      input.for_each([](const timely::dataflow::InputCapability<T>&, C&) {});
       std::vector<T> now(input.frontier().frontier().begin(), input.frontier().frontier().end());
       std::sort(now.begin(), now.end());
       if (out.empty() || out.back() != now) out.push_back(std::move(now));
     };
   });
+}
+
+/// `record_container_frontiers` of a stream of records `D` (in `std::vector<D>` batches).
+template <class T, class D>
+auto record_frontiers(std::vector<std::vector<T>>& out) {
+  return record_container_frontiers<T, std::vector<D>>(out);
 }
 
 /// Steps `worker` while `pred()` holds, at most `limit` times; returns whether `pred()` ended false.

@@ -1,8 +1,8 @@
 /// \file
-/// Capture and replay: `capture_into(sink)` records everything a stream does (its records and
-/// the changes of its frontier) as events in a sink; `replay_into(scope, sources)` turns one or
-/// more recorded event streams back into a stream, with the same records at the same times and
-/// the same frontier behaviour.
+/// Capture and replay: `capture_into(sink)` records everything a stream of any container does
+/// (its containers of records and the changes of its frontier) as events in a sink;
+/// `replay_into(scope, sources)` turns one or more recorded event streams back into a stream,
+/// with the same records at the same times and the same frontier behaviour.
 ///
 /// Use:
 ///     capture::EventLink<T, D> link;                       // in memory, thread-safe
@@ -11,6 +11,10 @@
 /// or, through bytes (capture_writer.hpp, capture_reader.hpp; format in capture_format.hpp):
 ///     stream | capture_into(capture::EventWriter<T, D>::create("part-0.events"));
 ///     replay_into(scope, capture::EventReader<T, D>::open("part-0.events")) | ...;
+/// For a stream of another container `C` (say `columnar::Batch<X>`) name the `...Core<T, C>`
+/// types: `EventLinkCore<T, C>`, `EventWriterCore<T, C>`, `EventReaderCore<T, C>`, and
+/// `MappedEventReaderCore<T, C>` (capture_mapped.hpp), whose columnar batches borrow the mapped
+/// file's bytes.
 ///
 /// How it works (SEMANTICS.md §10.2-§10.3, §12 item 22):
 ///   - The capture operator is a sink with one Pipeline input and no output. It writes the
@@ -51,6 +55,7 @@
 #include <variant>
 #include <vector>
 
+#include <timely/container/container.hpp>
 #include <timely/dataflow/message.hpp>
 #include <timely/dataflow/operators/capture_event.hpp>
 #include <timely/dataflow/operators/capture_format.hpp>
@@ -69,10 +74,10 @@ namespace timely::dataflow {
 namespace capture::detail {
 
 /// The capture operator: one input, no outputs; drains its own counters into SharedProgress.
-template <Timestamp T, class D, class Sink>
+template <Timestamp T, class C, class Sink>
 class CaptureOperator final : public progress::Operate<T> {
  public:
-  CaptureOperator(std::unique_ptr<MessagePull<T, std::vector<D>>> puller, Sink sink)
+  CaptureOperator(std::unique_ptr<MessagePull<T, C>> puller, Sink sink)
       : puller_(std::move(puller)), sink_(std::move(sink)), progress_(1, 0) {}
 
   const std::string& name() const override { return name_; }
@@ -97,14 +102,15 @@ class CaptureOperator final : public progress::Operate<T> {
     if (!frontier.empty()) {
       ProgressEvent<T> event;
       for (auto& [time, diff] : frontier.take()) event.changes.emplace_back(std::move(time), diff);
-      sink_.push(Event<T, D>(std::in_place_index<0>, std::move(event)));
+      sink_.push(EventCore<T, C>(std::in_place_index<0>, std::move(event)));
       pushed = true;
     }
     while (auto& message = puller_->pull()) {
       if (message->data.empty()) continue;
-      progress_.consumeds[0].update(message->time, static_cast<std::int64_t>(message->data.size()));
-      sink_.push(
-          Event<T, D>(std::in_place_index<1>, MessagesEvent<T, D>{message->time, std::move(message->data)}));
+      progress_.consumeds[0].update(message->time,
+                                    static_cast<std::int64_t>(container::record_count(message->data)));
+      sink_.push(EventCore<T, C>(std::in_place_index<1>,
+                                 MessagesEventCore<T, C>{message->time, std::move(message->data)}));
       pushed = true;
     }
     if constexpr (requires { sink_.flush(); }) {
@@ -115,18 +121,18 @@ class CaptureOperator final : public progress::Operate<T> {
 
  private:
   std::string name_ = "Capture";
-  std::unique_ptr<MessagePull<T, std::vector<D>>> puller_;
+  std::unique_ptr<MessagePull<T, C>> puller_;
   Sink sink_;
   progress::SharedProgress<T> progress_;
   bool started_ = false;
 };
 
 /// The replay operator: no inputs, one output; applies recorded progress to its capabilities.
-template <Timestamp T, class D, class Source>
+template <Timestamp T, class C, class Source>
 class ReplayOperator final : public progress::Operate<T> {
  public:
-  ReplayOperator(std::vector<Source> sources, std::shared_ptr<Tee<T, std::vector<D>>> tee,
-                 scheduling::Activator activator, std::size_t peers)
+  ReplayOperator(std::vector<Source> sources, std::shared_ptr<Tee<T, C>> tee, scheduling::Activator activator,
+                 std::size_t peers)
       : sources_(std::move(sources)),
         states_(sources_.size()),
         tee_(std::move(tee)),
@@ -173,13 +179,14 @@ class ReplayOperator final : public progress::Operate<T> {
                   i, FormatErrorKind::ProtocolViolation,
                   "a retraction at time " + describe(time) + " of a capability the stream does not hold");
         } else {
-          auto& batch = std::get<MessagesEvent<T, D>>(*event);
+          auto& batch = std::get<MessagesEventCore<T, C>>(*event);
           if (!holds_at_or_before(state, batch.time))
             violation(i, FormatErrorKind::ProtocolViolation,
                       "records at time " + describe(batch.time) + " that no held capability allows");
           if (!batch.data.empty()) {
-            progress_.produceds[0].update(batch.time, static_cast<std::int64_t>(batch.data.size()));
-            Message<T, std::vector<D>> message;
+            progress_.produceds[0].update(batch.time,
+                                          static_cast<std::int64_t>(container::record_count(batch.data)));
+            Message<T, C> message;
             message.time = std::move(batch.time);
             message.data = std::move(batch.data);
             tee_->push(std::move(message));
@@ -202,7 +209,7 @@ class ReplayOperator final : public progress::Operate<T> {
                     " of this replay ends while it still holds "
                     "capabilities at times {" +
                     held + "}: the capture did not complete or the stream was cut at an event boundary",
-                has_offsets);
+                has_offsets, source_name(i));
           }
         }
         all_done = false;
@@ -235,7 +242,14 @@ class ReplayOperator final : public progress::Operate<T> {
   }
   [[noreturn]] void violation(std::size_t i, FormatErrorKind kind, const std::string& what) const {
     throw FormatError(kind, position(i, true), "stream " + std::to_string(i) + " of this replay has " + what,
-                      has_offsets);
+                      has_offsets, source_name(i));
+  }
+  /// The file stream `i` is read from, for sources that know it (`path()`), else empty.
+  std::string source_name(std::size_t i) const {
+    if constexpr (requires(const Source& s) { std::string(s.path()); })
+      return std::string(sources_[i].path());
+    else
+      return {};
   }
   static bool holds_at_or_before(StreamState& state, const T& time) {
     for (const auto& [t, count] : state.counts.view())
@@ -246,7 +260,7 @@ class ReplayOperator final : public progress::Operate<T> {
   std::string name_ = "Replay";
   std::vector<Source> sources_;
   std::vector<StreamState> states_;
-  std::shared_ptr<Tee<T, std::vector<D>>> tee_;
+  std::shared_ptr<Tee<T, C>> tee_;
   scheduling::Activator activator_;
   progress::SharedProgress<T> progress_;
   bool started_ = false;
@@ -256,34 +270,38 @@ class ReplayOperator final : public progress::Operate<T> {
 
 namespace operators {
 
-/// Records `stream` into `sink` (any `capture::EventSink`, moved into the operator and
-/// destroyed with it when the stream is complete). Each worker records its own part of the
-/// records and the whole stream's frontier.
-template <Timestamp T, class D, class Sink>
-requires capture::EventSink<Sink, T, D>
-void capture_into(const Stream<T, D>& stream, Sink sink) {
+/// Records `stream` into `sink` (any `capture::EventSink` of its containers, moved into the
+/// operator and destroyed with it when the stream is complete). Each worker records its own part
+/// of the records and the whole stream's frontier. Containers reach the sink as they arrived
+/// (moved, not copied; empty ones are skipped).
+template <Timestamp T, class C, class Sink>
+void capture_into(const StreamCore<T, C>& stream, Sink sink) {
+  static_assert(capture::EventSink<Sink, T, C>,
+                "capture_into: the sink must accept sink.push(capture::EventCore<T, C>&&) for the stream's "
+                "time T and container C (EventLink<T, D>/EventWriter<T, D> for a Stream<T, D>, "
+                "EventLinkCore<T, C>/EventWriterCore<T, C> for another container)");
   auto scope = stream.scope();
   const std::size_t index = scope.builder().reserve_operator();
   const std::size_t global = scope.worker().new_identifier();
   const std::size_t channel = scope.worker().new_identifier();
-  auto [pusher, puller] = Pipeline{}.template connect<T, std::vector<D>>(scope.worker(), channel);
+  auto [pusher, puller] = Pipeline{}.template connect<T, C>(scope.worker(), channel);
   stream.connect_to(progress::Target{index, 0}, std::move(pusher));
   scope.builder().register_channel(channel, index);
   scope.builder().add_operator(
       index, global,
-      std::make_unique<capture::detail::CaptureOperator<T, D, Sink>>(std::move(puller), std::move(sink)));
+      std::make_unique<capture::detail::CaptureOperator<T, C, Sink>>(std::move(puller), std::move(sink)));
 }
 
 namespace detail {
 template <class Sink>
 struct CaptureInto {
   Sink sink;
-  template <Timestamp T, class D>
-  void operator()(const Stream<T, D>& stream) && {
+  template <Timestamp T, class C>
+  void operator()(const StreamCore<T, C>& stream) && {
     operators::capture_into(stream, std::move(sink));
   }
-  template <Timestamp T, class D>
-  void operator()(const Stream<T, D>& stream) const& requires std::copy_constructible<Sink> {
+  template <Timestamp T, class C>
+  void operator()(const StreamCore<T, C>& stream) const& requires std::copy_constructible<Sink> {
     operators::capture_into(stream, Sink(sink));
   }
 };
@@ -296,29 +314,28 @@ auto capture_into(Sink sink) {
 }
 
 /// Replays the event streams `sources` (each a `capture::EventSource` with `Time` = `T`) as one
-/// stream of `Source::Data` in `scope`. Every worker must call it (with any number of sources,
-/// zero included) at the same point of building the dataflow.
-/// \throws capture::FormatError from the worker's `step()` when a source is malformed or breaks
-/// the capture protocol.
+/// stream of `Source::Container` in `scope` (a `Stream<T, D>` for `std::vector<D>`). Every worker must call
+/// it (with any number of sources, zero included) at the same point of building the dataflow. \throws
+/// capture::FormatError from the worker's `step()` when a source is malformed or breaks the capture protocol.
 template <Timestamp T, capture::EventSource Source>
-Stream<T, typename Source::Data> replay_into(Scope<T> scope, std::vector<Source> sources) {
+StreamCore<T, typename Source::Container> replay_into(Scope<T> scope, std::vector<Source> sources) {
   static_assert(std::is_same_v<typename Source::Time, T>,
                 "replay_into: the sources' Time must be the scope's timestamp type");
-  using D = typename Source::Data;
+  using C = typename Source::Container;
   const std::size_t index = scope.builder().reserve_operator();
   const std::size_t global = scope.worker().new_identifier();
-  auto tee = std::make_shared<Tee<T, std::vector<D>>>();
+  auto tee = std::make_shared<Tee<T, C>>();
   scheduling::Activator activator(scope.worker().activations(), scope.address_of(index));
-  Stream<T, D> stream(scope, progress::Source{index, 0}, tee);
+  StreamCore<T, C> stream(scope, progress::Source{index, 0}, tee);
   scope.builder().add_operator(index, global,
-                               std::make_unique<capture::detail::ReplayOperator<T, D, Source>>(
+                               std::make_unique<capture::detail::ReplayOperator<T, C, Source>>(
                                    std::move(sources), std::move(tee), std::move(activator), scope.peers()));
   return stream;
 }
 
 /// Replays one event stream.
 template <Timestamp T, capture::EventSource Source>
-Stream<T, typename Source::Data> replay_into(Scope<T> scope, Source source) {
+StreamCore<T, typename Source::Container> replay_into(Scope<T> scope, Source source) {
   std::vector<Source> sources;
   sources.push_back(std::move(source));
   return replay_into(scope, std::move(sources));

@@ -1,9 +1,12 @@
 /// \file
 /// The binary event format of captured streams: its definition (below), the constants and the
 /// CRC-32 it uses, and `FormatError`, what a malformed, truncated or mismatched stream throws.
-/// `EventWriter<T, D>` (capture_writer.hpp) writes events to any `std::ostream` in this format,
-/// `EventReader<T, D>` (capture_reader.hpp) reads them back from any `std::istream`; values are
-/// encoded by `communication::Codec<X>`.
+/// `EventWriterCore<T, C>` (capture_writer.hpp) writes events to any `std::ostream` in this
+/// format; `EventReaderCore<T, C>` (capture_reader.hpp) reads them back from any `std::istream`,
+/// and `MappedEventReaderCore<T, C>` (capture_mapped.hpp) from a mapped file, reading columnar
+/// batches in place. `EventWriter<T, D>`, `EventReader<T, D>` and `MappedEventReader<T, D>` are
+/// their `std::vector<D>` cases. Values are encoded by `communication::Codec<X>`; the frames are
+/// built and checked by capture_frames.hpp.
 ///
 /// # Format, version 1
 ///
@@ -17,14 +20,30 @@
 ///                 tlen     u32       <= 4096, length of `tname`
 ///                 tname    tlen bytes  `Codec<T>::name()`, e.g. "u64"
 ///                 dlen     u32       <= 4096, length of `dname`
-///                 dname    dlen bytes  `Codec<D>::name()`, e.g. "pair<string,i64>"
+///                 dname    dlen bytes  the records' type: `Codec<D>::name()` for `std::vector<D>`
+///                                      batches, e.g. "pair<string,i64>"; `Codec<C>::name()` for
+///                                      any other container `C`, e.g. "columnar<(u64,string)>"
 ///                 hcrc     u32       CRC-32 of every header byte before it
 ///     frame    := kind     u8        1 = Progress, 2 = Messages
 ///                 len      u64       body length in bytes (<= the reader's `max_event_bytes`)
 ///                 crc      u32       CRC-32 of `kind`, `len` (its 8 encoded bytes) and `body`
 ///                 body     len bytes
 ///     Progress body := count u64, then count x (time: T, diff: i64)
-///     Messages body := time: T, count u64, then count x (record: D)
+///     Messages body := time: T, then the container with its codec:
+///         std::vector<D>:          count u64, then count x (record: D)
+///         columnar::Batch<X>:      zero bytes up to the next offset that is a multiple of 8,
+///                                  blen u64, then the blen bytes of the batch
+///                                  (container/columnar/layout.hpp: u64 header words, then
+///                                  column buffers each zero-padded to a multiple of 8 bytes)
+///         any other container C:   `Codec<C>`
+///
+/// Alignment: the padding of a columnar batch is relative to the first byte of the stream
+/// header, so its header and every column buffer start at an offset that is a multiple of 8.
+/// `EventWriterCore::create` starts the header at the start of the file, so in a file (and in a
+/// page-aligned mapping of it) the batches are 8-byte aligned, which is what lets
+/// `MappedEventReaderCore` hand out batches that borrow the mapped bytes with no copy. A stream
+/// written after other bytes of an `std::ostream` reads back from where its header starts just
+/// the same (batches not aligned in memory are copied once when read).
 ///
 /// The CRC-32 is the common IEEE 802.3 / zlib one (reflected polynomial 0xEDB88320, initial
 /// value and final xor 0xFFFFFFFF). A body must be consumed exactly by its fields.
@@ -50,10 +69,11 @@
 /// # Errors
 ///
 /// Reading never has undefined behaviour on bad input: every problem throws `FormatError`
-/// (a `timely::Error`) whose `kind()` says what was wrong, `offset()` at which byte, and whose
-/// message says both. A body whose fields do not decode (the codec's `CodecError`) is reported
-/// as `FormatError(BadPayload)` at the offset of the failed read. Memory use is bounded by the
-/// bytes actually present plus 1 MiB, whatever a corrupt length claims.
+/// (a `timely::Error`) whose `kind()` says what was wrong, `offset()` at which byte, `source()`
+/// in which file (readers opened from a path), and whose message says all three. A body whose
+/// fields do not decode (the codec's `CodecError`, a columnar batch that fails validation
+/// included) is reported as `FormatError(BadPayload)` at the offset of the failed read. Memory
+/// use is bounded by the bytes actually present plus 1 MiB, whatever a corrupt length claims.
 ///
 /// Source of the idea: the reference's `EventWriter`/`EventReader` (an 8-byte length, then
 /// bincode). This format differs on purpose: it is self-describing (magic, version, type names),
@@ -67,6 +87,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <timely/error.hpp>
 
@@ -125,23 +146,42 @@ inline std::string_view to_string(FormatErrorKind kind) noexcept {
 /// A captured event stream is malformed, truncated, of the wrong types, or breaks the capture
 /// protocol. `offset()` is a byte offset from the start of the stream header, or, for event
 /// sources that are not byte streams (`in_bytes() == false`), the index of the offending event.
+/// `source()` names the file the stream was read from (empty for a stream or an in-memory
+/// source); `problem()` is the bare description.
 class FormatError : public timely::Error {
  public:
-  FormatError(FormatErrorKind kind, std::uint64_t offset, const std::string& what, bool in_bytes = true)
-      : timely::Error("timely: capture stream: " + std::string(to_string(kind)) + ": " + what + " (at " +
-                      (in_bytes ? "byte offset " : "event ") + std::to_string(offset) + ")"),
+  FormatError(FormatErrorKind kind, std::uint64_t offset, const std::string& what, bool in_bytes = true,
+              std::string source = {})
+      : timely::Error(message(kind, offset, what, in_bytes, source)),
         kind_(kind),
         offset_(offset),
-        in_bytes_(in_bytes) {}
+        in_bytes_(in_bytes),
+        problem_(what),
+        source_(std::move(source)) {}
+  /// `error`, said of the file `source` (unless it already names one).
+  FormatError(const FormatError& error, const std::string& source)
+      : FormatError(error.kind_, error.offset_, error.problem_, error.in_bytes_,
+                    error.source_.empty() ? source : error.source_) {}
 
   [[nodiscard]] FormatErrorKind kind() const noexcept { return kind_; }
   [[nodiscard]] std::uint64_t offset() const noexcept { return offset_; }
   [[nodiscard]] bool in_bytes() const noexcept { return in_bytes_; }
+  [[nodiscard]] const std::string& problem() const noexcept { return problem_; }
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
 
  private:
+  static std::string message(FormatErrorKind kind, std::uint64_t offset, const std::string& what,
+                             bool in_bytes, const std::string& source) {
+    return "timely: capture stream" + (source.empty() ? std::string() : " '" + source + "'") + ": " +
+           std::string(to_string(kind)) + ": " + what + " (at " + (in_bytes ? "byte offset " : "event ") +
+           std::to_string(offset) + ")";
+  }
+
   FormatErrorKind kind_;
   std::uint64_t offset_;
   bool in_bytes_;
+  std::string problem_;
+  std::string source_;
 };
 
 // ---------------------------------------------------------------------------------------------
