@@ -38,7 +38,8 @@
 /// increment or a batch at a time no held capability allows, a retraction of a capability not
 /// held, an event after the stream completed, or a complete byte stream (`exhausted()`) that ends
 /// while still holding capabilities throws `capture::FormatError` (`ProtocolViolation` or
-/// `Incomplete`) from the worker's `step()`, with the byte offset (or event index) of the event.
+/// `Incomplete`) from the worker's `step()`, with the byte offset (or event index) of the event,
+/// and the file's name for sources that know it (`path()`, as `MappedEventReaderCore`).
 ///
 /// Source of the idea: the reference's `dataflow::operators::capture::{capture, replay}`.
 /// Thread-safety: the operators run on their worker thread; sinks and sources are used only
