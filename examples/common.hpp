@@ -5,6 +5,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <timely/error.hpp>
 
@@ -45,6 +46,14 @@ inline std::uint64_t parse_count(const std::string& text, const char* what) {
     throw timely::ConfigError(std::string("expected a non-negative whole number for ") + what + ", got '" +
                               text + "'");
   return value;
+}
+
+/// Removes every `name` (a switch without a value, such as `--columnar`) from `args` and says
+/// whether there was one; the rest goes on to `timely::Config::from_args`.
+inline bool take_switch(std::vector<char*>& args, const char* name) {
+  const auto before = args.size();
+  std::erase_if(args, [&](const char* arg) { return std::string(arg) == name; });
+  return args.size() != before;
 }
 
 }  // namespace examples

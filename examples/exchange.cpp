@@ -1,40 +1,87 @@
-// exchange: the data-plane benchmark. Each round every worker sends BATCH numbers, exchanged by
+// exchange: the data-plane benchmark. Each round every worker sends BATCH records, exchanged by
 // value, and waits for the round to complete; prints each worker's time and record rate.
-//   exchange BATCH ROUNDS [-w N]
+//   exchange BATCH ROUNDS [--strings] [--columnar] [-w N]
+// Records are u64s, or with --strings (u64, string of 5 to 15 bytes) pairs. They travel in
+// std::vector batches, or with --columnar in columnar batches (timely/container/columnar.hpp:
+// one column per field, strings as offsets and one byte buffer, read in place on receipt).
 #include <chrono>
 #include <cstdio>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
 
+#include <timely/container/columnar.hpp>
 #include <timely/timely.hpp>
 
 #include "common.hpp"
 
 using namespace timely::dataflow::operators;
 
+namespace {
+
+using Text = std::pair<std::uint64_t, std::string>;
+constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+/// The text of record `i`: 5 to 15 bytes.
+std::string_view text_of(std::uint64_t i) { return kLetters.substr(i % 32, 5 + i % 11); }
+
+template <class Record, class C>
+void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds) {
+  timely::InputHandleCore<std::uint64_t, C> input;
+  timely::ProbeHandle<std::uint64_t> probe;
+  worker.dataflow<std::uint64_t>([&](auto& scope) {
+    input.to_stream(scope) | exchange([](const auto& x) {
+      if constexpr (std::is_integral_v<std::decay_t<decltype(x)>>)
+        return static_cast<std::uint64_t>(x);
+      else
+        return static_cast<std::uint64_t>(std::get<0>(x));
+    }) | probe_with(probe);
+  });
+  // Local copies: the records are u64s too, so the compiler must otherwise assume that each
+  // record stored could change `batch` (captured by reference) and reload it every time.
+  const std::uint64_t records_per_round = batch, round_count = rounds;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t round = 0; round < round_count; ++round) {
+    for (std::uint64_t i = 0; i < records_per_round; ++i) {
+      if constexpr (std::is_same_v<Record, std::uint64_t>)
+        input.send(i);
+      else if constexpr (timely::container::Vector<C>)
+        input.send(Text{i, std::string(text_of(i))});
+      else
+        input.send(std::tuple<std::uint64_t, std::string_view>{i, text_of(i)});  // no string made
+    }
+    input.advance_to(round + 1);
+    while (probe.less_than(input.time())) worker.step();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double records = static_cast<double>(batch * rounds);
+  std::printf("worker %zu: %.0f records in %.3f s: %.3e records/s\n", worker.index(), records, seconds,
+              seconds > 0 ? records / seconds : 0.0);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  return examples::guarded_main("exchange", "BATCH ROUNDS [-w N]", [&] {
-    auto config = timely::Config::from_args(argc, argv);
+  return examples::guarded_main("exchange", "BATCH ROUNDS [--strings] [--columnar] [-w N]", [&] {
+    std::vector<char*> args(argv, argv + argc);
+    const bool strings = examples::take_switch(args, "--strings");
+    const bool columnar = examples::take_switch(args, "--columnar");
+    auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
     if (config.positional.size() != 2) throw timely::ConfigError("expected BATCH and ROUNDS");
     const auto batch = examples::parse_count(config.positional[0], "BATCH");
     const auto rounds = examples::parse_count(config.positional[1], "ROUNDS");
+    namespace columns = timely::container::columnar;
     timely::execute(config, [&](timely::Worker& worker) {
-      timely::InputHandle<std::uint64_t, std::uint64_t> input;
-      timely::ProbeHandle<std::uint64_t> probe;
-      worker.dataflow<std::uint64_t>([&](auto& scope) {
-        input.to_stream(scope) | exchange([](std::uint64_t x) { return x; }) | probe_with(probe);
-      });
-      // Local copies: the records are u64s too, so the compiler must otherwise assume that each
-      // record stored could change `batch` (captured by reference) and reload it every time.
-      const std::uint64_t records_per_round = batch, round_count = rounds;
-      const auto start = std::chrono::steady_clock::now();
-      for (std::uint64_t round = 0; round < round_count; ++round) {
-        for (std::uint64_t i = 0; i < records_per_round; ++i) input.send(i);
-        input.advance_to(round + 1);
-        while (probe.less_than(input.time())) worker.step();
-      }
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double records = static_cast<double>(batch * rounds);
-      std::printf("worker %zu: %.0f records in %.3f s: %.3e records/s\n", worker.index(), records, seconds,
-                  seconds > 0 ? records / seconds : 0.0);
+      if (strings && columnar)
+        run<Text, columns::Batch<Text>>(worker, batch, rounds);
+      else if (strings)
+        run<Text, std::vector<Text>>(worker, batch, rounds);
+      else if (columnar)
+        run<std::uint64_t, columns::Batch<std::uint64_t>>(worker, batch, rounds);
+      else
+        run<std::uint64_t, std::vector<std::uint64_t>>(worker, batch, rounds);
     });
   });
 }

@@ -373,7 +373,7 @@ TEST_CASE("core types: Product, Unit, Location, Message, ProgressMessage", "[com
                                 le(0, 8),
                                 le(5, 8),
                                 {'g', 'a', 'm', 'm', 'a'}}));
-  CHECK(Codec<M>::name() == "message<product<u64,u32>,string>");
+  CHECK(Codec<M>::name() == "message<product<u64,u32>,vec<string>>");
 
   using P = timely::progress::ProgressMessage<std::uint64_t>;
   P p;

@@ -230,3 +230,41 @@ TEST_CASE("columnar batches cross the serializing allocator (-z) with the same r
     CHECK(merge_inspected(run_zerocopy(workers, program<VecC>)) == expected);
   }
 }
+
+TEST_CASE("columnar builders cut batches by bytes, not by record count", "[conformance][containers]") {
+  // 20,000 records of 8 + 8 + 40 bytes each: 4 KiB batches hold about 73 records.
+  constexpr std::size_t kBytes = 4096;
+  const auto sizes = harness::same_on_all_worker_counts([](timely::Worker& worker) {
+    using Out = timely::container::columnar::Builder<P, kBytes>;
+    std::vector<std::tuple<std::size_t, bool>> seen;  // (records, within the limit)
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    worker.dataflow<Time>([&](auto& scope) {
+      input.to_stream(scope) | map<Out>([](std::uint64_t i) {
+        return P{i, std::string(40, static_cast<char>('a' + i % 26))};
+      }) | inspect_container([&](const Time&, const ColC& batch) {
+        // A batch is shipped by the push that reaches the limit: at most one record over it.
+        seen.emplace_back(batch.size(), batch.byte_size() < kBytes + 8 + 8 + 40 + 64);
+      });
+    });
+    if (worker.index() == 0)
+      for (std::uint64_t i = 0; i < 20'000; ++i) input.send(i);
+    input.close();
+    while (worker.step()) {
+    }
+    std::size_t records = 0, full = 0;
+    bool within = true;
+    for (auto [n, ok] : seen) {
+      records += n;
+      within = within && ok;
+      if (n >= 60) ++full;
+    }
+    std::vector<std::tuple<std::size_t, std::size_t, bool>> out;
+    if (records > 0) out.emplace_back(records, full, within);  // only worker 0 has records
+    return out;
+  });
+  REQUIRE(sizes.size() == 1);
+  const auto [records, full, within] = sizes[0];
+  CHECK(within);
+  CHECK(records == 20'000);
+  CHECK(full >= 250);  // about 270 batches, all but the last full
+}

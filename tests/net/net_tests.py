@@ -199,6 +199,7 @@ EQUIV = {
     "rc": ("rc", [], sorted_lines),
     "distinct": ("distinct", [], sorted_lines),
     "exchange": ("exchange", ["1000", "10"], canon_exchange),
+    "exchange-columnar": ("exchange", ["1000", "10", "--strings", "--columnar"], canon_exchange),
     "wordcount": ("wordcount", [text_file], sorted_lines),
     "columnar": ("columnar", [text_file], sorted_lines),
     "pagerank": ("pagerank", ["--graph", edge_file, "--iterations", "5"], sorted_lines),

@@ -347,10 +347,19 @@ class Batch {
   std::size_t capacity_ = default_capacity_bytes;
 };
 
-/// The container builder of columnar streams: fills `Batch<T>`s until they are `at_capacity()`
-/// (about 1 MiB) and hands them out in order. Name it as an operator's output type:
-/// `stream | map<columnar::Builder<P>>(f)`, `unary<columnar::Builder<P>>(...)`.
-template <class T>
-using Builder = CapacityContainerBuilder<Batch<T>>;
+/// Sets a batch's byte capacity to `Bytes` (for `Builder`).
+template <std::size_t Bytes>
+struct WithCapacityBytes {
+  template <class T>
+  void operator()(Batch<T>& batch) const noexcept {
+    batch.set_capacity_bytes(Bytes);
+  }
+};
+
+/// The container builder of columnar streams: fills `Batch<T>`s until they hold `Bytes` bytes
+/// (`at_capacity()`; 1 MiB by default) and hands them out in order. Name it as an operator's
+/// output type: `stream | map<columnar::Builder<P>>(f)`, `unary<columnar::Builder<P, 64 << 10>>(...)`.
+template <class T, std::size_t Bytes = default_capacity_bytes>
+using Builder = CapacityContainerBuilder<Batch<T>, WithCapacityBytes<Bytes>>;
 
 }  // namespace timely::container::columnar

@@ -162,10 +162,16 @@ concept ContainerBuilder = std::default_initializable<B> && std::movable<B> && r
 template <class B>
 inline constexpr bool length_preserving = false;
 
+/// What `CapacityContainerBuilder` does to each new container before filling it: nothing.
+struct NoSetup {
+  template <class C>
+  void operator()(C&) const noexcept {}
+};
+
 /// Fills one container at a time to capacity (`at_capacity`) and queues it; `extract` and
-/// `finish` hand queued containers out in the order they filled. Keeps one spare container so
-/// storage is reused once the caller gives a container's contents back by leaving it in place.
-template <Container C>
+/// `finish` hand queued containers out in the order they filled. `Setup` is applied to each new
+/// container before its first item (columnar builders set the byte capacity there).
+template <Container C, class Setup = NoSetup>
 class CapacityContainerBuilder {
  public:
   using Container = C;
@@ -174,6 +180,7 @@ class CapacityContainerBuilder {
   template <class X>
   requires PushInto<C, X>
   void push_into(X&& x) {
+    if (current_.empty()) Setup{}(current_);
     ensure_capacity(current_);
     container::push_into(current_, std::forward<X>(x));
     if (at_capacity(current_)) {
@@ -217,8 +224,8 @@ class CapacityContainerBuilder {
   std::size_t head_ = 0;
 };
 
-template <class C>
-inline constexpr bool length_preserving<CapacityContainerBuilder<C>> = true;
+template <class C, class Setup>
+inline constexpr bool length_preserving<CapacityContainerBuilder<C, Setup>> = true;
 
 namespace detail {
 template <class Out>
