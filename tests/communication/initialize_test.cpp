@@ -4,10 +4,6 @@
 // This binary links timely::communication only.
 #include <timely/communication/initialize.hpp>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -24,6 +20,7 @@
 #include <timely/communication/hostfile.hpp>
 
 #include "support/catch.hpp"
+#include "support/loopback.hpp"
 
 using namespace timely::communication;
 using namespace std::chrono_literals;
@@ -190,28 +187,6 @@ TEST_CASE("initialize rejects zero workers and a process index beyond the proces
 
 namespace {
 
-/// `n` loopback addresses on ports the kernel chose as free (bound to port 0, then released; a
-/// program that takes one in between makes the test fail with a connect error, not hang).
-std::vector<Address> free_loopback_addresses(std::size_t n) {
-  std::vector<Address> addresses;
-  std::vector<int> sockets;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    addresses.push_back(Address{"127.0.0.1", ntohs(addr.sin_port)});
-    sockets.push_back(fd);
-  }
-  for (const int fd : sockets) ::close(fd);
-  return addresses;
-}
-
 bool has_line_starting(const std::vector<std::string>& lines, const std::string& prefix) {
   return std::any_of(lines.begin(), lines.end(),
                      [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
@@ -221,7 +196,7 @@ bool has_line_starting(const std::vector<std::string>& lines, const std::string&
 
 TEST_CASE("two processes connect over loopback and report their connection events to the callback",
           "[communication][initialize]") {
-  const auto addresses = free_loopback_addresses(2);
+  const auto addresses = support::free_loopback_addresses(2);
   std::vector<std::vector<std::string>> lines(2);
   std::vector<Seen> seen(2);
   std::vector<std::exception_ptr> errors(2);

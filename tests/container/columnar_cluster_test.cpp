@@ -4,10 +4,6 @@
 // prefix), reads back equal, and the buffers are released once the batches are dropped.
 #include <timely/container/columnar.hpp>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <barrier>
 #include <chrono>
 #include <cstddef>
@@ -25,6 +21,7 @@
 #include <timely/communication/initialize.hpp>
 
 #include "support/catch.hpp"
+#include "support/loopback.hpp"
 
 using namespace timely::communication;
 using namespace std::chrono_literals;
@@ -103,26 +100,6 @@ Report exchange(Allocator& a, bool zerocopy, std::size_t rounds, std::size_t rec
   return report;
 }
 
-std::vector<Address> free_loopback_addresses(std::size_t n) {
-  std::vector<Address> addresses;
-  std::vector<int> sockets;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    addresses.push_back(Address{"127.0.0.1", ntohs(addr.sin_port)});
-    sockets.push_back(fd);
-  }
-  for (const int fd : sockets) ::close(fd);
-  return addresses;
-}
-
 }  // namespace
 
 TEST_CASE("columnar over -z: every received batch borrows its frame buffer, released when dropped",
@@ -146,7 +123,7 @@ TEST_CASE("columnar over -z: every received batch borrows its frame buffer, rele
 
 TEST_CASE("columnar between two processes: batches borrow the receive slab, which is released",
           "[container][columnar][cluster]") {
-  const auto addresses = free_loopback_addresses(2);
+  const auto addresses = support::free_loopback_addresses(2);
   std::vector<Report> reports(2);
   std::vector<std::exception_ptr> errors(2);
   std::vector<std::thread> processes;
