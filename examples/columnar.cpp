@@ -33,11 +33,7 @@ using Words = timely::container::columnar::Batch<wordcount::WordCount>;
 using WordsBuilder = timely::container::columnar::Builder<wordcount::WordCount>;
 using WordRef = std::tuple<std::string_view, Count>;
 
-/// Hashes strings and string views alike, so a map keyed by `std::string` is searched by view.
-struct WordHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return boost::hash<std::string_view>{}(s); }
-};
+using wordcount::WordHash;
 
 /// Lines in, (word, count in the batch) references out, into columnar batches.
 auto split_words() {
@@ -71,8 +67,11 @@ auto count_words() {
       std::uint64_t fold = 0;
     };
     using Counts = boost::unordered_flat_map<std::string, Total, WordHash, std::equal_to<>>;
-    using Entry = typename Counts::value_type;
-    return [counts = Counts{}, stash = std::map<Time, Pending>{}, changed = std::vector<const Entry*>{},
+    // A changed word is listed with a view into its batch (alive until the fold's output is
+    // sent, and likely still in cache) and a pointer to its total, not a pointer to the map
+    // entry: reading the entry's key back would cost a cache miss per word.
+    return [counts = Counts{}, stash = std::map<Time, Pending>{},
+            changed = std::vector<std::pair<std::string_view, const Total*>>{},
             folds = std::uint64_t{0}](timely::OperatorInputCore<Time, Words>& input,
                                       timely::OperatorOutputCore<Time, WordsBuilder>& output) mutable {
       input.for_each([&](const timely::InputCapability<Time>& cap, Words& data) {
@@ -96,24 +95,30 @@ auto count_words() {
             total.count += n;
             if (total.fold != folds) {
               total.fold = folds;
-              changed.push_back(&*found);
+              changed.emplace_back(word, &total);
             }
           }
         auto session = output.session(pending.cap);
-        for (const auto* entry : changed) session.give(WordRef(entry->first, entry->second.count));
+        for (const auto& [word, total] : changed) session.give(WordRef(word, total->count));
         changed.clear();
       }
     };
   });
 }
 
-void build(timely::Worker& worker, timely::InputHandle<Time, std::string>& input,
-           timely::ProbeHandle<Time>& probe, wordcount::Latest& latest) {
+void build_columnar(timely::Worker& worker, timely::InputHandle<Time, std::string>& input,
+                    timely::ProbeHandle<Time>& probe, wordcount::Latest& latest) {
   using namespace timely::dataflow::operators;
   worker.dataflow<Time>([&](auto& scope) {
     input.to_stream(scope) | split_words() |
         exchange([](const WordRef& r) { return WordHash{}(std::get<0>(r)); }) | count_words() |
-        inspect([&latest](const WordRef& r) { latest[std::string(std::get<0>(r))] = std::get<1>(r); }) |
+        inspect([&latest](const WordRef& r) {
+          auto [word, count] = r;
+          if (auto found = latest.find(word); found != latest.end())
+            found->second = count;
+          else
+            latest.emplace(std::string(word), count);
+        }) |
         probe_with(probe);
   });
 }
@@ -121,5 +126,6 @@ void build(timely::Worker& worker, timely::InputHandle<Time, std::string>& input
 }  // namespace
 
 int main(int argc, char** argv) {
-  return wordcount::main(argc, argv, "columnar", TIMELY_DEFAULT_TEXT, [](auto&... args) { build(args...); });
+  return wordcount::main(argc, argv, "columnar", TIMELY_DEFAULT_TEXT,
+                         [](auto&... args) { build_columnar(args...); });
 }

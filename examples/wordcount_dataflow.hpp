@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,8 +28,14 @@ namespace wordcount {
 using Time = std::uint64_t;
 using Count = std::int64_t;
 using WordCount = std::pair<std::string, Count>;
+/// Hashes strings and string views alike, so a map keyed by `std::string` can be searched by
+/// view (no string made to look a word up).
+struct WordHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return boost::hash<std::string_view>{}(s); }
+};
 /// Each word's most recent total, on the worker that owns the word.
-using Latest = boost::unordered_flat_map<std::string, Count, boost::hash<std::string>>;
+using Latest = boost::unordered_flat_map<std::string, Count, WordHash, std::equal_to<>>;
 
 /// The bytes `tr '[:space:]'` treats as whitespace in the C locale.
 inline bool is_space(char c) {

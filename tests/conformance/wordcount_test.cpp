@@ -44,7 +44,7 @@ TEST_CASE("wordcount equals the sequential count", "[conformance][wordcount]") {
   auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
     timely::InputHandle<wordcount::Time, std::string> input;
     timely::ProbeHandle<wordcount::Time> probe;
-    boost::unordered_flat_map<std::string, wordcount::Count, boost::hash<std::string>> latest;
+    wordcount::Latest latest;
     wordcount::build(worker, input, probe, latest);
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (i % worker.peers() == worker.index()) input.send(lines[i]);
