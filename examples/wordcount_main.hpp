@@ -135,9 +135,15 @@ int main(int argc, char** argv, const char* name, const char* default_text, Buil
       std::fwrite(part.lines.data(), 1, part.lines.size(), stdout);
     }
     std::fflush(stdout);
-    std::fprintf(stderr, "%s: %llu words, %llu distinct, %zu workers, %.3f s, %.3e words/s\n", name,
-                 static_cast<unsigned long long>(words), static_cast<unsigned long long>(distinct),
-                 config.workers, seconds, seconds > 0 ? static_cast<double>(words) / seconds : 0.0);
+    // With -n P each process counts (and prints) only its own workers' words: say so.
+    std::string share;
+    if (config.processes > 1)
+      share = " process " + std::to_string(config.process_index) + " of " + std::to_string(config.processes) +
+              " (its workers' share):";
+    std::fprintf(stderr, "%s:%s %llu words, %llu distinct, %zu workers, %.3f s, %.3e words/s\n", name,
+                 share.c_str(), static_cast<unsigned long long>(words),
+                 static_cast<unsigned long long>(distinct), config.workers, seconds,
+                 seconds > 0 ? static_cast<double>(words) / seconds : 0.0);
   });
 }
 
