@@ -1,7 +1,8 @@
 // Heap allocations of columnar batches, counted by replacing the global operator new (this
 // binary only): after warm-up, reading a batch in place from bytes with an owner (directly and
 // through the codec), iterating it, copying a borrowed batch and serializing into a reserved
-// buffer allocate nothing; refilling an owned batch after clear() reuses its columns.
+// buffer allocate nothing; refilling an owned batch after clear() reuses its columns; a worker
+// that builds and drops batch after batch reuses their large column blocks (columnar/storage.hpp).
 #include <timely/container/columnar.hpp>
 
 #include <atomic>
@@ -12,6 +13,10 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <timely/communication/codec.hpp>
@@ -21,11 +26,13 @@
 
 namespace {
 std::atomic<std::size_t> allocations{0};
+std::atomic<std::size_t> large_allocations{0};  // of 64 KiB or more
 
 // Out of line, so that GCC does not pair the malloc it would see inlined in `new` with the
 // free in `delete` (a -Wmismatched-new-delete false positive).
 [[gnu::noinline]] void* counted(std::size_t n, std::size_t align = 0) {
   allocations.fetch_add(1, std::memory_order_relaxed);
+  if (n >= (std::size_t{1} << 16)) large_allocations.fetch_add(1, std::memory_order_relaxed);
   if (n == 0) n = 1;
   void* p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align)
                                               : std::malloc(n);
@@ -148,4 +155,29 @@ TEST_CASE("columnar allocations: clear() keeps the columns, append_to into room 
   });
   CHECK(n == 0);
   CHECK(b == reference);
+}
+
+TEST_CASE("columnar allocations: batches built and dropped one after another reuse their large blocks",
+          "[container][columnar][alloc]") {
+  using Pairs = col::Batch<std::pair<std::uint64_t, std::string>>;
+  auto build_and_drop = [] {
+    Pairs b;
+    for (std::uint64_t i = 0; i < 100'000; ++i)
+      b.push_into(std::tuple<std::uint64_t, std::string_view>{i, "a few bytes"});
+    CHECK(b.byte_size() > (std::size_t{1} << 20));
+  };
+  build_and_drop();  // warm-up: the blocks of every size the columns grow through
+  const std::size_t before = large_allocations.load();
+  for (int round = 0; round < 3; ++round) build_and_drop();
+  CHECK(large_allocations.load() == before);
+
+  // A batch built on one thread and dropped on another: its blocks join that thread's cache.
+  Pairs moved;
+  std::thread maker([&] {
+    for (std::uint64_t i = 0; i < 100'000; ++i)
+      moved.push_into(std::tuple<std::uint64_t, std::string_view>{i, "x"});
+  });
+  maker.join();
+  CHECK(moved.size() == 100'000);
+  std::thread([m = std::move(moved)]() mutable { m.clear(); }).join();
 }

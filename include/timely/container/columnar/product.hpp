@@ -19,6 +19,7 @@
 
 #include <timely/container/columnar/kinds.hpp>
 #include <timely/container/columnar/layout.hpp>
+#include <timely/container/columnar/storage.hpp>
 
 namespace timely::container::columnar::detail {
 
@@ -47,7 +48,7 @@ struct Col<std::optional<E>, Kind::optional> {
   };
 
   struct Owned {
-    std::vector<unsigned char> tags;
+    Storage<unsigned char> tags;
     typename Some::Owned some;
     void push(const std::optional<E>& v) {
       if (v) {

@@ -14,6 +14,7 @@
 
 #include <timely/container/columnar/kinds.hpp>
 #include <timely/container/columnar/layout.hpp>
+#include <timely/container/columnar/storage.hpp>
 
 namespace timely::container::columnar::detail {
 
@@ -48,7 +49,7 @@ struct Col<T, Kind::scalar> {
   };
 
   struct Owned {
-    std::vector<T> values;
+    Storage<T> values;
     void push(const T& v) { values.push_back(v); }
     void push_ref(const Ref& v) { values.push_back(v); }
     void push_default() { values.push_back(T{}); }
@@ -85,7 +86,7 @@ struct Col<bool, Kind::boolean> {
   };
 
   struct Owned {
-    std::vector<unsigned char> values;
+    Storage<unsigned char> values;
     void push(const bool& v) { values.push_back(v ? 1 : 0); }
     void push_ref(const bool& v) { push(v); }
     void push_default() { values.push_back(0); }

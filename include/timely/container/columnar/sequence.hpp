@@ -21,6 +21,7 @@
 
 #include <timely/container/columnar/kinds.hpp>
 #include <timely/container/columnar/layout.hpp>
+#include <timely/container/columnar/storage.hpp>
 
 namespace timely::container::columnar {
 namespace detail {
@@ -97,8 +98,8 @@ struct ByteColumn {
   };
 
   struct Owned {
-    std::vector<std::uint64_t> ends;
-    std::vector<unsigned char> bytes;
+    Storage<std::uint64_t> ends;
+    Storage<unsigned char> bytes;
     void append(const void* data, std::size_t n) {
       const auto* p = static_cast<const unsigned char*>(data);
       if (n != 0) bytes.insert(bytes.end(), p, p + n);
@@ -227,7 +228,7 @@ struct Col<std::vector<E>, Kind::vector> {
   };
 
   struct Owned {
-    std::vector<std::uint64_t> ends;
+    Storage<std::uint64_t> ends;
     typename Items::Owned items;
     [[nodiscard]] std::uint64_t last() const noexcept { return ends.empty() ? 0 : ends.back(); }
     void push(const std::vector<E>& v) {
