@@ -382,3 +382,22 @@ TEST_CASE("columnar codec: a batch after a 12-byte prefix pads, borrows and repo
   CHECK(back.first == 5);
   CHECK(back.second == batch);
 }
+
+TEST_CASE("columnar validation: types without data cannot claim unbounded items", "[container][columnar]") {
+  // Nothing in the bytes bounds how many empty tuples there are; the count is capped instead.
+  auto words_of = [](std::vector<std::uint64_t> words) {
+    std::vector<std::uint8_t> bytes(words.size() * 8);
+    std::memcpy(bytes.data(), words.data(), bytes.size());
+    return own(bytes);
+  };
+  const auto empties = words_of({col::magic_version, std::uint64_t{1} << 62, 0});
+  CHECK_THROWS_AS(col::Batch<std::tuple<>>::from_bytes(empties.bytes(), empties.words), col::LayoutError);
+  const auto fine = words_of({col::magic_version, 1000, 0});
+  CHECK(col::Batch<std::tuple<>>::from_bytes(fine.bytes(), fine.words).size() == 1000);
+  // One vector claiming 2^61 empty tuples through its end offset.
+  const auto vectors = words_of({col::magic_version, 1, 1, 8, std::uint64_t{1} << 61});
+  CHECK_THROWS_AS(col::Batch<std::vector<std::tuple<>>>::from_bytes(vectors.bytes(), vectors.words),
+                  col::LayoutError);
+  const auto small = words_of({col::magic_version, 1, 1, 8, 3});
+  CHECK(col::Batch<std::vector<std::tuple<>>>::from_bytes(small.bytes(), small.words)[0].size() == 3);
+}

@@ -279,6 +279,12 @@ class Batch {
     if constexpr (sizeof(std::size_t) < sizeof(std::uint64_t)) {
       if (count > SIZE_MAX) detail::fail(root, "header", 8, "item count does not fit size_t");
     }
+    if constexpr (buffer_count == 0) {
+      if (count > max_empty_items)
+        detail::fail(root, "header", 8,
+                     "item count " + std::to_string(count) + " of a type without data exceeds " +
+                         std::to_string(max_empty_items));
+    }
     const auto nbuf = detail::load<std::uint64_t>(base, 2);
     if (nbuf != buffer_count)
       detail::fail(root, "header", 16,

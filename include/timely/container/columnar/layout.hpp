@@ -37,6 +37,11 @@ namespace timely::container::columnar {
 /// the reference's columnar example; SEMANTICS.md §9.3).
 inline constexpr std::size_t default_capacity_bytes = std::size_t{1} << 20;
 
+/// The most items a column of a type without data (`std::tuple<>`, an empty struct) may claim:
+/// nothing in the bytes bounds them, and reading them must stay bounded (as the codec's
+/// `max_empty_count`).
+inline constexpr std::uint64_t max_empty_items = std::uint64_t{1} << 32;
+
 /// "TMLYCOL1" read as a little-endian u64: the first word of every serialized batch.
 inline constexpr std::uint64_t magic_version = 0x314C4F43594C4D54ull;
 

@@ -250,6 +250,12 @@ struct Col<std::vector<E>, Kind::vector> {
   static View parse(Parser& p, std::size_t len, const Path& path) {
     const Buffer ends = p.next();
     const std::size_t last = check_ends(ends, len, path);
+    if constexpr (Items::buffers == 0) {
+      if (last > max_empty_items)
+        fail(path, "offsets", ends.offset,
+             "the vectors hold " + std::to_string(last) + " items of a type without data, more than " +
+                 std::to_string(max_empty_items));
+    }
     const Path child{&path, "items"};
     return View{ends.data, len, Items::parse(p, last, child)};
   }
