@@ -176,6 +176,26 @@ class CapacityContainerBuilder {
  public:
   using Container = C;
 
+  CapacityContainerBuilder() = default;
+  /// Moves leave the source empty and idle.
+  CapacityContainerBuilder(CapacityContainerBuilder&& other) noexcept
+      : current_(std::move(other.current_)),
+        spare_(std::move(other.spare_)),
+        pending_(std::move(other.pending_)),
+        head_(std::exchange(other.head_, 0)),
+        ready_(std::exchange(other.ready_, 0)) {
+    other.pending_.clear();
+  }
+  CapacityContainerBuilder& operator=(CapacityContainerBuilder&& other) noexcept {
+    current_ = std::move(other.current_);
+    spare_ = std::move(other.spare_);
+    pending_ = std::move(other.pending_);
+    other.pending_.clear();
+    head_ = std::exchange(other.head_, 0);
+    ready_ = std::exchange(other.ready_, 0);
+    return *this;
+  }
+
   /// Pushes one item into the current container, queueing the container once it is full.
   template <class X>
   requires PushInto<C, X>
@@ -186,11 +206,13 @@ class CapacityContainerBuilder {
     if (at_capacity(current_)) {
       pending_.push_back(std::move(current_));
       current_ = C{};
+      ++ready_;
     }
   }
   /// A completed container, or nullptr.
   C* extract() {
-    if (head_ == pending_.size()) return nullptr;
+    if (ready_ == 0) return nullptr;  // one compare on the per-item path
+    --ready_;
     spare_ = std::move(pending_[head_++]);
     if (head_ == pending_.size()) {
       pending_.clear();
@@ -200,9 +222,10 @@ class CapacityContainerBuilder {
   }
   /// A completed or partial container, or nullptr once everything pushed was handed out.
   C* finish() {
-    if (head_ == pending_.size() && !current_.empty()) {
+    if (ready_ == 0 && !current_.empty()) {
       pending_.push_back(std::move(current_));
       current_ = C{};
+      ++ready_;
     }
     return extract();
   }
@@ -215,13 +238,14 @@ class CapacityContainerBuilder {
     }
   }
   /// Items pushed but not yet handed out are none.
-  [[nodiscard]] bool idle() const noexcept { return head_ == pending_.size() && current_.empty(); }
+  [[nodiscard]] bool idle() const noexcept { return ready_ == 0 && current_.empty(); }
 
  private:
   C current_{};
   C spare_{};
   std::vector<C> pending_;
   std::size_t head_ = 0;
+  std::size_t ready_ = 0;  // pending_.size() - head_
 };
 
 template <class C, class Setup>
