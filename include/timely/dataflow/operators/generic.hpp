@@ -184,7 +184,9 @@ struct Binary {
 
 /// A one-input, one-output operator producing records of type `DOut`, scheduled on every
 /// frontier change of its input as well as on data. `ctor(Capability<T> initial, OperatorInfo)`
-/// returns `logic(OperatorInput<T, DIn>&, OperatorOutput<T, DOut>&)`. Drop `initial` unless you
+/// returns `logic(OperatorInput<T, DIn>&, OperatorOutput<T, DOut>&)` (for other containers
+/// `OperatorInputCore<T, C>&` and `OperatorOutputCore<T, Builder>&`; `DOut` may name a container
+/// builder, see the file comment). Drop `initial` unless you
 /// need to send at the minimum time without input; keep capabilities for times you still owe
 /// output at, and release them once the frontier has passed.
 template <class DOut, class Pact, class Ctor>
