@@ -54,7 +54,7 @@ std::vector<Row> program(timely::Worker& worker) {
   std::vector<Row> out;
   timely::dataflow::InputHandleCore<Time, C> input;
   timely::dataflow::ProbeHandle<Time> probe;
-  std::uint64_t inspected = 0;
+  std::uint64_t inspected = 0, misrouted = 0;
   const auto record = [&out](const char* name) {
     return inspect_time([&out, name](const Time& t, const auto& r) {
       out.emplace_back(name, t, std::get<0>(r), std::string(std::get<1>(r)));
@@ -63,8 +63,14 @@ std::vector<Row> program(timely::Worker& worker) {
   worker.dataflow<Time>([&](auto& scope) {
     auto s = input.to_stream(scope) | exchange([](const auto& r) { return std::get<0>(r); });
     s | record("exchange") | probe_with(probe);
-    // A second consumer of the same stream: the Tee copies.
-    s | inspect_container([&inspected](const Time&, const C& batch) { inspected += batch.size(); }) |
+    // A second consumer of the same stream: the Tee copies. It also counts records that
+    // reached another worker than key % peers.
+    s |
+        inspect_container([&inspected, &misrouted, index = worker.index(), peers = worker.peers()](
+                              const Time&, const C& batch) {
+          inspected += batch.size();
+          for (const auto& r : batch) misrouted += std::get<0>(r) % peers != index ? 1 : 0;
+        }) |
         probe_with(probe);
     auto parts = s | branch([](const Time&, const auto& r) { return std::get<0>(r) % 2 == 1; });
     parts.first | record("branch-even") | probe_with(probe);
@@ -150,6 +156,7 @@ std::vector<Row> program(timely::Worker& worker) {
   input.close();
   while (!probe.done()) worker.step();
   out.emplace_back("inspected", 0, inspected, "");
+  out.emplace_back("misrouted", 0, misrouted, "");
   return out;
 }
 
@@ -179,6 +186,7 @@ std::vector<Row> model() {
     out.emplace_back("unary", t, sum, "total");
   }
   out.emplace_back("inspected", 0, inspected, "");
+  out.emplace_back("misrouted", 0, 0, "");
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -195,15 +203,20 @@ std::vector<Row> run_zerocopy(std::size_t workers, F&& f) {
   return all;
 }
 
-/// Sums the per-worker "inspected" rows into one, as the model has it.
+/// Sums the per-worker "inspected" and "misrouted" rows into one each, as the model has them.
 std::vector<Row> merge_inspected(std::vector<Row> rows) {
-  std::uint64_t total = 0;
+  std::uint64_t total = 0, misrouted = 0;
   std::erase_if(rows, [&](const Row& r) {
-    if (std::get<0>(r) != "inspected") return false;
-    total += std::get<2>(r);
+    if (std::get<0>(r) == "inspected")
+      total += std::get<2>(r);
+    else if (std::get<0>(r) == "misrouted")
+      misrouted += std::get<2>(r);
+    else
+      return false;
     return true;
   });
   rows.emplace_back("inspected", 0, total, "");
+  rows.emplace_back("misrouted", 0, misrouted, "");
   std::sort(rows.begin(), rows.end());
   return rows;
 }

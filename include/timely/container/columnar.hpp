@@ -153,6 +153,47 @@ class Batch {
     refresh();
   }
 
+  /// Appends records `src[indices[0]]`, `src[indices[1]]`, ... column by column (one loop per
+  /// column instead of one push per record: how exchange partitions a batch), stopping once the
+  /// batch is at capacity; returns how many were appended (at least one if the batch was empty).
+  /// The step between capacity checks is estimated from `src`'s bytes per record, so a batch
+  /// passes its capacity by about one step at most. `src` must not be this batch; indices are
+  /// unchecked (each below `src.size()`).
+  std::size_t fill_from(const Batch& src, std::span<const std::uint32_t> indices) {
+    make_owned();
+    const std::size_t per_record =
+        std::max<std::size_t>(1, src.view_.padded_bytes() / std::max<std::size_t>(1, src.len_));
+    std::size_t done = 0;
+    while (done < indices.size()) {
+      const std::size_t size = serialized_size();
+      if (size >= capacity_ && len_ != 0) break;
+      const std::size_t room = size < capacity_ ? (capacity_ - size) / per_record : 0;
+      const std::size_t take = std::min(indices.size() - done, std::max<std::size_t>(1, room));
+      owned_.gather(src.view_, indices.data() + done, take);
+      len_ += take;
+      done += take;
+      refresh();
+    }
+    return done;
+  }
+
+  /// The byte sizes of the column buffers, in layout order: what `reserve` takes.
+  using Shape = std::array<std::size_t, buffer_count>;
+  [[nodiscard]] Shape shape() const noexcept {
+    const auto buffers = collect();
+    Shape out{};
+    for (std::size_t j = 0; j < buffer_count; ++j) out[j] = buffers[j].size;
+    return out;
+  }
+  /// Makes room in the owned columns for buffers of `shape`'s byte sizes (a builder reserves
+  /// the shape of the batch it last filled, so that columns do not grow step by step).
+  void reserve(const Shape& shape) {
+    make_owned();
+    const std::size_t* sizes = shape.data();
+    owned_.reserve_bytes(sizes);
+    refresh();
+  }
+
   /// Record `i`, borrowed (unchecked: `i < size()`; the layout was validated when read).
   [[nodiscard]] Ref operator[](std::size_t i) const { return view_.get(i); }
   /// Random-access iterators yielding `Ref` by value (no owned record is made).
@@ -176,10 +217,7 @@ class Batch {
 
   /// Bytes `append_to` writes: the header plus every column buffer padded to 8.
   [[nodiscard]] std::size_t serialized_size() const noexcept {
-    const auto buffers = collect();
-    std::size_t total = header_bytes(buffer_count);
-    for (const auto& b : buffers) total += pad8(b.size);
-    return total;
+    return header_bytes(buffer_count) + view_.padded_bytes();
   }
 
   /// Appends the serialized batch (layout.hpp) to `out`: the header, then one `memcpy` per

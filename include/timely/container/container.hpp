@@ -26,6 +26,7 @@
 #include <concepts>
 #include <cstddef>
 #include <iterator>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -168,6 +169,34 @@ struct NoSetup {
   void operator()(C&) const noexcept {}
 };
 
+/// Containers that append a selection of another container's records at once:
+/// `c.fill_from(src, indices)` appends `src[indices[0]]`, ... until `c` is at capacity and
+/// returns how many it took (at least one when `c` was empty). Exchange partitions such
+/// containers by index instead of pushing record by record.
+template <class C>
+concept Gathers = requires(C& c, const C& src, std::span<const std::uint32_t> indices) {
+  { c.fill_from(src, indices) } -> std::convertible_to<std::size_t>;
+};
+
+/// Containers that can make room for the buffers of another of their kind:
+/// `c.reserve(other.shape())`. Builders reserve the shape of the last full container.
+template <class C>
+concept Shaped = requires(C& c, const C& other) {
+  typename C::Shape;
+  c.reserve(other.shape());
+};
+
+namespace detail {
+template <class C>
+struct ShapeOf {
+  struct type {};
+};
+template <Shaped C>
+struct ShapeOf<C> {
+  using type = typename C::Shape;
+};
+}  // namespace detail
+
 /// Fills one container at a time to capacity (`at_capacity`) and queues it; `extract` and
 /// `finish` hand queued containers out in the order they filled. `Setup` is applied to each new
 /// container before its first item (columnar builders set the byte capacity there).
@@ -200,13 +229,17 @@ class CapacityContainerBuilder {
   template <class X>
   requires PushInto<C, X>
   void push_into(X&& x) {
-    if (current_.empty()) Setup{}(current_);
-    ensure_capacity(current_);
+    if (current_.empty()) start();
     container::push_into(current_, std::forward<X>(x));
-    if (at_capacity(current_)) {
-      pending_.push_back(std::move(current_));
-      current_ = C{};
-      ++ready_;
+    if (at_capacity(current_)) queue();
+  }
+  /// Pushes `src[indices[k]]` for every `k`, in order, through `C::fill_from` (column by
+  /// column for columnar batches), queueing each container as it fills.
+  void push_gathered(const C& src, std::span<const std::uint32_t> indices) requires Gathers<C> {
+    while (!indices.empty()) {
+      if (current_.empty()) start();
+      indices = indices.subspan(current_.fill_from(src, indices));
+      if (at_capacity(current_)) queue();
     }
   }
   /// A completed container, or nullptr.
@@ -222,11 +255,7 @@ class CapacityContainerBuilder {
   }
   /// A completed or partial container, or nullptr once everything pushed was handed out.
   C* finish() {
-    if (ready_ == 0 && !current_.empty()) {
-      pending_.push_back(std::move(current_));
-      current_ = C{};
-      ++ready_;
-    }
+    if (ready_ == 0 && !current_.empty()) queue();
     return extract();
   }
   /// Drops the storage kept for reuse.
@@ -241,7 +270,24 @@ class CapacityContainerBuilder {
   [[nodiscard]] bool idle() const noexcept { return ready_ == 0 && current_.empty(); }
 
  private:
+  // A new (empty) current container: set up, and given room for a full batch (vectors their
+  // default capacity, shaped containers the shape of the last full one).
+  void start() {
+    Setup{}(current_);
+    if constexpr (Shaped<C>)
+      current_.reserve(shape_);
+    else
+      ensure_capacity(current_);
+  }
+  void queue() {
+    if constexpr (Shaped<C>) shape_ = current_.shape();
+    pending_.push_back(std::move(current_));
+    current_ = C{};
+    ++ready_;
+  }
+
   C current_{};
+  [[no_unique_address]] typename detail::ShapeOf<C>::type shape_{};
   C spare_{};
   std::vector<C> pending_;
   std::size_t head_ = 0;

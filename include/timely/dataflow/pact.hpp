@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -58,8 +59,8 @@ namespace detail {
 
 /// Splits each message's records among the workers by `route(item)`, through one container
 /// builder per worker, and sends each container as the builder completes it, when the time
-/// changes, and on flush. Vector records are moved; columnar items are copied into the target's
-/// batch.
+/// changes, and on flush. Vector records are moved; a container that `Gathers` (columnar
+/// batches) is partitioned by index and copied into the targets' batches column by column.
 template <class T, class C, class Route>
 class ExchangePusher final : public MessagePush<T, C> {
  public:
@@ -87,6 +88,13 @@ class ExchangePusher final : public MessagePush<T, C> {
     time_ = message.time;
     has_time_ = true;
     const std::size_t peers = pushers_.size();
+    if constexpr (container::Gathers<C>) {
+      if (message.data.size() <= UINT32_MAX) {
+        partition(message.data);
+        element.reset();
+        return;
+      }
+    }
     container::drain(message.data, [&](auto&& item) {
       const auto hash = static_cast<std::uint64_t>(route_(std::as_const(item)));
       const std::size_t target = mask_ != 0 ? (hash & mask_) : (hash % peers);
@@ -98,6 +106,32 @@ class ExchangePusher final : public MessagePush<T, C> {
   }
 
  private:
+  // Routes a batch by index: each record's target, a stable counting sort of the indices by
+  // target, then one column-wise gather per target (see `container::Gathers`).
+  void partition(const C& data) {
+    const std::size_t peers = pushers_.size();
+    const std::size_t n = data.size();
+    targets_.resize(n);
+    starts_.assign(peers + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto item = data[i];
+      const auto hash = static_cast<std::uint64_t>(route_(item));
+      const auto target = static_cast<std::uint32_t>(mask_ != 0 ? (hash & mask_) : (hash % peers));
+      targets_[i] = target;
+      ++starts_[target + 1];
+    }
+    for (std::size_t t = 0; t < peers; ++t) starts_[t + 1] += starts_[t];
+    order_.resize(n);
+    next_.assign(starts_.begin(), starts_.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) order_[next_[targets_[i]]++] = static_cast<std::uint32_t>(i);
+    for (std::size_t t = 0; t < peers; ++t) {
+      if (starts_[t] == starts_[t + 1]) continue;
+      builders_[t].push_gathered(
+          data, std::span<const std::uint32_t>(order_.data() + starts_[t], starts_[t + 1] - starts_[t]));
+      while (C* full = builders_[t].extract()) send(t, std::move(*full));
+    }
+  }
+
   void send(std::size_t target, C&& data) {
     Message<T, C> out;
     out.time = time_;
@@ -113,6 +147,8 @@ class ExchangePusher final : public MessagePush<T, C> {
   Route route_;
   std::vector<Builder> builders_;
   std::size_t mask_;
+  std::vector<std::uint32_t> targets_, order_;  // partition()'s scratch, kept for reuse
+  std::vector<std::size_t> starts_, next_;
   T time_{};
   bool has_time_ = false;
 };

@@ -15,11 +15,15 @@
 ///     Ref                          the borrowed item type (`RefOf<T>`)
 ///     buffers                      number of column buffers a batch of T has (constexpr)
 ///     Owned                        growable storage: push(const T&), push_ref(const Ref&),
-///                                  push_default() (the slot of an absent optional), clear(),
+///                                  push_default() (the slot of an absent optional),
+///                                  gather(View, index, n) (appends items index[0..n) of View,
+///                                  column by column), reserve_bytes(const size_t*&) (room
+///                                  for its buffers' byte sizes, read in layout order), clear(),
 ///                                  view() -> View (valid until the next push or clear)
 ///     View                         a fixed-size set of pointers and lengths (no ownership):
 ///                                  get(i) -> Ref (unchecked), is_default(i), collect(Bytes*&)
-///                                  (appends its `buffers` buffers in layout order)
+///                                  (appends its `buffers` buffers in layout order),
+///                                  padded_bytes() (their sizes, each padded to 8)
 ///     parse(Parser&, len, Path)    validates the next `buffers` buffers for `len` items and
 ///                                  returns their View, or throws LayoutError
 ///     to_owned(Ref) -> T, equal(Ref, Ref), name(), names(Path, vector<string>&) (buffer paths)
@@ -138,11 +142,14 @@ struct Col<T, Kind::unsupported> {
     [[nodiscard]] Ref get(std::size_t) const noexcept { return {}; }
     [[nodiscard]] bool is_default(std::size_t) const noexcept { return true; }
     void collect(Bytes*&) const noexcept {}
+    [[nodiscard]] static std::size_t padded_bytes() noexcept { return 0; }
   };
   struct Owned {
     void push(const T&) noexcept {}
     void push_ref(const Ref&) noexcept {}
     void push_default() noexcept {}
+    void gather(const View&, const std::uint32_t*, std::size_t) noexcept {}
+    void reserve_bytes(const std::size_t*&) noexcept {}
     void clear() noexcept {}
     [[nodiscard]] View view() const noexcept { return {}; }
   };

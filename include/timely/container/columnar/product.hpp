@@ -45,6 +45,7 @@ struct Col<std::optional<E>, Kind::optional> {
       *out++ = Bytes{tags, len};
       some.collect(out);
     }
+    [[nodiscard]] std::size_t padded_bytes() const noexcept { return pad8(len) + some.padded_bytes(); }
   };
 
   struct Owned {
@@ -70,8 +71,16 @@ struct Col<std::optional<E>, Kind::optional> {
       some.push_default();
       tags.push_back(0);
     }
+    void gather(const View& src, const std::uint32_t* index, std::size_t n) {
+      some.gather(src.some, index, n);
+      unsigned char* out = tags.append_uninitialized(n);
+      for (std::size_t k = 0; k < n; ++k) out[k] = src.tags[index[k]];
+    }
     void clear() noexcept { tags.clear(), some.clear(); }
-    void reserve(std::size_t n) { tags.reserve(n); }
+    void reserve_bytes(const std::size_t*& sizes) {
+      tags.reserve(*sizes++);
+      some.reserve_bytes(sizes);
+    }
     [[nodiscard]] View view() const noexcept { return View{tags.data(), tags.size(), some.view()}; }
   };
 
@@ -122,6 +131,9 @@ struct Product {
     void collect(Bytes*& out) const noexcept {
       std::apply([&out](const auto&... f) { (f.collect(out), ...); }, fields);
     }
+    [[nodiscard]] std::size_t padded_bytes() const noexcept {
+      return std::apply([](const auto&... f) { return (std::size_t{0} + ... + f.padded_bytes()); }, fields);
+    }
   };
 
   struct Fields {
@@ -135,11 +147,17 @@ struct Product {
     void push_default() {
       std::apply([](auto&... f) { (f.push_default(), ...); }, fields);
     }
+    void gather(const View& src, const std::uint32_t* index, std::size_t n) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (std::get<I>(fields).gather(std::get<I>(src.fields), index, n), ...);
+      }
+      (Seq{});
+    }
     void clear() noexcept {
       std::apply([](auto&... f) { (f.clear(), ...); }, fields);
     }
-    void reserve(std::size_t n) {
-      std::apply([n](auto&... f) { (f.reserve(n), ...); }, fields);
+    void reserve_bytes(const std::size_t*& sizes) {
+      std::apply([&sizes](auto&... f) { (f.reserve_bytes(sizes), ...); }, fields);
     }
     [[nodiscard]] View view() const noexcept {
       return std::apply([](const auto&... f) { return View{{f.view()...}}; }, fields);

@@ -46,6 +46,7 @@ struct Col<T, Kind::scalar> {
       return std::memcmp(data + i * sizeof(T), zero, sizeof(T)) == 0;
     }
     void collect(Bytes*& out) const noexcept { *out++ = Bytes{data, len * sizeof(T)}; }
+    [[nodiscard]] std::size_t padded_bytes() const noexcept { return pad8(len * sizeof(T)); }
   };
 
   struct Owned {
@@ -53,8 +54,12 @@ struct Col<T, Kind::scalar> {
     void push(const T& v) { values.push_back(v); }
     void push_ref(const Ref& v) { values.push_back(v); }
     void push_default() { values.push_back(T{}); }
+    void gather(const View& src, const std::uint32_t* index, std::size_t n) {
+      T* out = values.append_uninitialized(n);
+      for (std::size_t k = 0; k < n; ++k) out[k] = src.get(index[k]);
+    }
     void clear() noexcept { values.clear(); }
-    void reserve(std::size_t n) { values.reserve(n); }
+    void reserve_bytes(const std::size_t*& sizes) { values.reserve(*sizes++ / sizeof(values[0])); }
     [[nodiscard]] View view() const noexcept {
       return View{reinterpret_cast<const unsigned char*>(values.data()), values.size()};
     }
@@ -83,6 +88,7 @@ struct Col<bool, Kind::boolean> {
     [[nodiscard]] Ref get(std::size_t i) const noexcept { return data[i] != 0; }
     [[nodiscard]] bool is_default(std::size_t i) const noexcept { return data[i] == 0; }
     void collect(Bytes*& out) const noexcept { *out++ = Bytes{data, len}; }
+    [[nodiscard]] std::size_t padded_bytes() const noexcept { return pad8(len); }
   };
 
   struct Owned {
@@ -90,8 +96,12 @@ struct Col<bool, Kind::boolean> {
     void push(const bool& v) { values.push_back(v ? 1 : 0); }
     void push_ref(const bool& v) { push(v); }
     void push_default() { values.push_back(0); }
+    void gather(const View& src, const std::uint32_t* index, std::size_t n) {
+      unsigned char* out = values.append_uninitialized(n);
+      for (std::size_t k = 0; k < n; ++k) out[k] = src.data[index[k]];
+    }
     void clear() noexcept { values.clear(); }
-    void reserve(std::size_t n) { values.reserve(n); }
+    void reserve_bytes(const std::size_t*& sizes) { values.reserve(*sizes++ / sizeof(values[0])); }
     [[nodiscard]] View view() const noexcept { return View{values.data(), values.size()}; }
   };
 

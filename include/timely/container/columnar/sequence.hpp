@@ -95,21 +95,33 @@ struct ByteColumn {
       *out++ = Bytes{ends, len * 8};
       *out++ = Bytes{bytes, nbytes};
     }
+    [[nodiscard]] std::size_t padded_bytes() const noexcept { return len * 8 + pad8(nbytes); }
   };
 
   struct Owned {
     Storage<std::uint64_t> ends;
     Storage<unsigned char> bytes;
     void append(const void* data, std::size_t n) {
-      const auto* p = static_cast<const unsigned char*>(data);
-      if (n != 0) bytes.insert(bytes.end(), p, p + n);
+      bytes.append(static_cast<const unsigned char*>(data), n);
       ends.push_back(bytes.size());
     }
     void push(const T& v) { append(v.data(), v.size() * sizeof(typename T::value_type)); }
     void push_ref(const Ref& r) { append(r.data(), r.size()); }
     void push_default() { ends.push_back(bytes.size()); }
+    void gather(const View& src, const std::uint32_t* index, std::size_t n) {
+      std::uint64_t* out = ends.append_uninitialized(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = index[k];
+        const std::size_t s = src.start(i);
+        bytes.append(src.bytes + s, static_cast<std::size_t>(load<std::uint64_t>(src.ends, i)) - s);
+        out[k] = bytes.size();
+      }
+    }
     void clear() noexcept { ends.clear(), bytes.clear(); }
-    void reserve(std::size_t n) { ends.reserve(n); }
+    void reserve_bytes(const std::size_t*& sizes) {
+      ends.reserve(*sizes++ / 8);
+      bytes.reserve(*sizes++);
+    }
     [[nodiscard]] View view() const noexcept {
       return View{reinterpret_cast<const unsigned char*>(ends.data()), ends.size(), bytes.data(),
                   bytes.size()};
@@ -225,6 +237,7 @@ struct Col<std::vector<E>, Kind::vector> {
       *out++ = Bytes{ends, len * 8};
       items.collect(out);
     }
+    [[nodiscard]] std::size_t padded_bytes() const noexcept { return len * 8 + items.padded_bytes(); }
   };
 
   struct Owned {
@@ -240,8 +253,14 @@ struct Col<std::vector<E>, Kind::vector> {
       ends.push_back(last() + r.size());
     }
     void push_default() { ends.push_back(last()); }
+    void gather(const View& src, const std::uint32_t* index, std::size_t n) {
+      for (std::size_t k = 0; k < n; ++k) push_ref(src.get(index[k]));
+    }
     void clear() noexcept { ends.clear(), items.clear(); }
-    void reserve(std::size_t n) { ends.reserve(n); }
+    void reserve_bytes(const std::size_t*& sizes) {
+      ends.reserve(*sizes++ / 8);
+      items.reserve_bytes(sizes);
+    }
     [[nodiscard]] View view() const noexcept {
       return View{reinterpret_cast<const unsigned char*>(ends.data()), ends.size(), items.view()};
     }
