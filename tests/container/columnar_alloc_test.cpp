@@ -2,7 +2,8 @@
 // binary only): after warm-up, reading a batch in place from bytes with an owner (directly and
 // through the codec), iterating it, copying a borrowed batch and serializing into a reserved
 // buffer allocate nothing; refilling an owned batch after clear() reuses its columns; a worker
-// that builds and drops batch after batch reuses their large column blocks (columnar/storage.hpp).
+// that builds and drops batch after batch reuses their large column blocks (columnar/storage.hpp);
+// a builder gives each new batch room for the last full one (one allocation per column).
 #include <timely/container/columnar.hpp>
 
 #include <atomic>
@@ -180,4 +181,24 @@ TEST_CASE("columnar allocations: batches built and dropped one after another reu
   maker.join();
   CHECK(moved.size() == 100'000);
   std::thread([m = std::move(moved)]() mutable { m.clear(); }).join();
+}
+
+TEST_CASE("columnar allocations: a builder's next batch starts with room for the last full one",
+          "[container][columnar][alloc]") {
+  using P = std::pair<std::uint64_t, std::string>;
+  col::Builder<P, 1 << 16> builder;
+  std::uint64_t next = 0;
+  // Pushes until a batch is full and hands it out; returns the allocations that took.
+  auto fill_one = [&] {
+    const std::size_t before = allocations.load();
+    while (builder.extract() == nullptr) {
+      builder.push_into(std::tuple<std::uint64_t, std::string_view>{next, "eleven char"});
+      ++next;
+    }
+    return allocations.load() - before;
+  };
+  fill_one();  // no shape yet: the columns grow step by step
+  // Three columns (values, offsets, bytes), each allocated once, plus the builder's queue.
+  CHECK(fill_one() <= 4);
+  CHECK(fill_one() <= 4);
 }

@@ -207,6 +207,16 @@ TEST_CASE("columnar: reserve(shape) keeps the records and makes room for the sha
   view.reserve(shape);
   CHECK_FALSE(view.borrowed());
   CHECK(owned_records(view) == items);
+
+  // A shape of more than twice the capacity (one huge record) reserves nothing: a view stays
+  // a view.
+  auto small = col::Batch<P>::from_bytes(held.bytes(), held.words);
+  small.set_capacity_bytes(64);
+  small.reserve(shape);
+  CHECK(small.borrowed());
+  small.set_capacity_bytes(85);
+  small.reserve(shape);
+  CHECK_FALSE(small.borrowed());
 }
 
 TEST_CASE("columnar: Storage appends every small length exactly and copies and moves",

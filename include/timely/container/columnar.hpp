@@ -186,8 +186,13 @@ class Batch {
     return out;
   }
   /// Makes room in the owned columns for buffers of `shape`'s byte sizes (a builder reserves
-  /// the shape of the batch it last filled, so that columns do not grow step by step).
+  /// the shape of the batch it last filled, so that columns do not grow step by step). A shape
+  /// of more than twice `capacity_bytes()` (a batch made full by one huge record) reserves
+  /// nothing.
   void reserve(const Shape& shape) {
+    std::size_t total = 0;
+    for (const auto bytes : shape) total += bytes;
+    if (total > 2 * capacity_) return;
     make_owned();
     const std::size_t* sizes = shape.data();
     owned_.reserve_bytes(sizes);

@@ -231,7 +231,7 @@ class CapacityContainerBuilder {
   void push_into(X&& x) {
     if (current_.empty()) start();
     container::push_into(current_, std::forward<X>(x));
-    if (at_capacity(current_)) queue();
+    if (at_capacity(current_)) queue(true);
   }
   /// Pushes `src[indices[k]]` for every `k`, in order, through `C::fill_from` (column by
   /// column for columnar batches), queueing each container as it fills.
@@ -239,7 +239,7 @@ class CapacityContainerBuilder {
     while (!indices.empty()) {
       if (current_.empty()) start();
       indices = indices.subspan(current_.fill_from(src, indices));
-      if (at_capacity(current_)) queue();
+      if (at_capacity(current_)) queue(true);
     }
   }
   /// A completed container, or nullptr.
@@ -255,7 +255,7 @@ class CapacityContainerBuilder {
   }
   /// A completed or partial container, or nullptr once everything pushed was handed out.
   C* finish() {
-    if (ready_ == 0 && !current_.empty()) queue();
+    if (ready_ == 0 && !current_.empty()) queue(false);
     return extract();
   }
   /// Drops the storage kept for reuse.
@@ -279,8 +279,16 @@ class CapacityContainerBuilder {
     else
       ensure_capacity(current_);
   }
-  void queue() {
-    if constexpr (Shaped<C>) shape_ = current_.shape();
+  // The shape to reserve next: a full container's, or at least a partial one's (a round that
+  // ends in a partial batch should not shrink the next full one's room).
+  void queue(bool full) {
+    if constexpr (Shaped<C>) {
+      const auto shape = current_.shape();
+      if (full)
+        shape_ = shape;
+      else
+        for (std::size_t j = 0; j < shape.size(); ++j) shape_[j] = std::max(shape_[j], shape[j]);
+    }
     pending_.push_back(std::move(current_));
     current_ = C{};
     ++ready_;

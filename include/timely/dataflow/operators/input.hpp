@@ -199,17 +199,17 @@ class InputHandleCore {
   template <class X>
   void push(X&& item) {
     // The whole check (it also forgets dropped dataflows) once per batch, not per record.
-    if (buffer_.empty()) check_open("send");
-    container::ensure_capacity(buffer_);
-    container::push_into(buffer_, std::forward<X>(item));
-    if (container::at_capacity(buffer_)) ship();
+    if (builder_.idle()) check_open("send");
+    builder_.push_into(std::forward<X>(item));
+    if (C* full = builder_.extract()) {
+      forget_dropped();
+      do deliver(std::move(*full));
+      while ((full = builder_.extract()) != nullptr);
+    }
   }
   void ship() {
     forget_dropped();
-    if (buffer_.empty()) return;
-    deliver(std::move(buffer_));
-    buffer_ = C{};
-    container::ensure_capacity(buffer_);
+    while (C* rest = builder_.finish()) deliver(std::move(*rest));
   }
   void deliver(C&& data) {
     const auto count = static_cast<std::int64_t>(container::record_count(data));
@@ -224,7 +224,8 @@ class InputHandleCore {
   }
 
   T now_ = timely::minimum<T>();
-  C buffer_{};
+  // Batches fill to capacity here (and columnar ones start with room for the last full one).
+  container::CapacityContainerBuilder<C> builder_;
   std::vector<std::shared_ptr<detail::InputAttachment<T, C>>> attachments_;
   bool closed_ = false;
 };
