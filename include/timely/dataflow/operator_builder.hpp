@@ -179,6 +179,15 @@ class SessionCore {
     builder_.push_into(std::forward<X>(record));
     while (Container* full = builder_.extract()) output_->send(time_, std::move(*full));
   }
+  /// Anything the output cannot absorb: one readable error instead of a list of candidates.
+  template <class X>
+  requires(!requires(CB & b, X&& x) { b.push_into(std::forward<X>(x)); } &&
+           !std::is_convertible_v<X, container::VectorRecord<Container>>) void give(X&&) {
+    static_assert(!std::is_same_v<X, X>,
+                  "timely: session.give: the output's container cannot absorb this value. A "
+                  "std::vector<D> output takes a D (or a value convertible to D), and a columnar::Batch<T> "
+                  "output takes a T or its borrowed reference type (columnar::RefOf<T>)");
+  }
   /// Sends every record of `range`.
   template <class Range>
   void give_iterator(Range&& range) {

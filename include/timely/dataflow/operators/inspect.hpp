@@ -56,20 +56,55 @@ auto inspect_batch(F f) {
   return detail::InspectContainer<F>{std::move(f)};
 }
 
+namespace detail {
+
+/// `inspect` (`with_time` false) and `inspect_time`: checks `f` against the stream's item type
+/// (one readable error, not one deep inside the operator) and calls it for every item.
+template <class F, bool with_time>
+struct InspectRecords {
+  F f;
+  template <Timestamp T, class C>
+  StreamCore<T, C> operator()(const StreamCore<T, C>& stream) const {
+    using Item = std::remove_cvref_t<container::ItemRef<C>>;
+    constexpr bool callable =
+        with_time ? std::is_invocable_v<F&, const T&, const Item&> : std::is_invocable_v<F&, const Item&>;
+    if constexpr (!callable) {
+      static_assert(
+          callable || with_time,
+          "timely::inspect: f must be callable as f(const D& record), where D is the stream's record "
+          "type (for a columnar stream, its borrowed reference type, such as "
+          "std::tuple<std::uint64_t, std::string_view> for (u64, string) records)");
+      static_assert(
+          callable || !with_time,
+          "timely::inspect_time: f must be callable as f(const T& time, const D& record), where T is "
+          "the stream's timestamp and D its record type (for a columnar stream, its borrowed "
+          "reference type)");
+      return stream;
+    } else {
+      return stream | inspect_container([g = f](const T& time, const C& batch) mutable {
+               for (auto&& record : batch) {
+                 if constexpr (with_time)
+                   g(time, std::as_const(record));
+                 else
+                   g(std::as_const(record));
+               }
+             });
+    }
+  }
+};
+
+}  // namespace detail
+
 /// Calls `f(const T& time, const D& record)` for every record.
 template <class F>
 auto inspect_time(F f) {
-  return inspect_container([f = std::move(f)](const auto& time, const auto& batch) mutable {
-    for (auto&& record : batch) f(time, std::as_const(record));
-  });
+  return detail::InspectRecords<F, true>{std::move(f)};
 }
 
 /// Calls `f(const D& record)` for every record.
 template <class F>
 auto inspect(F f) {
-  return inspect_container([f = std::move(f)](const auto&, const auto& batch) mutable {
-    for (auto&& record : batch) f(std::as_const(record));
-  });
+  return detail::InspectRecords<F, false>{std::move(f)};
 }
 
 }  // namespace timely::dataflow::operators
