@@ -186,16 +186,31 @@ concept Shaped = requires(C& c, const C& other) {
   c.reserve(other.shape());
 };
 
-namespace detail {
+/// The room to give a new, empty container: `make_room(c)` reserves, for vectors, their default
+/// capacity and, for `Shaped` containers, the shape of the last full container that `filled`
+/// saw (at least that of a partial one, so that a round ending in a partial batch does not
+/// shrink the next full one's room). Used by `CapacityContainerBuilder` and input handles.
 template <class C>
-struct ShapeOf {
-  struct type {};
+class RoomHint {
+ public:
+  void make_room(C& c) { ensure_capacity(c); }
+  void filled(const C&, bool) noexcept {}
 };
 template <Shaped C>
-struct ShapeOf<C> {
-  using type = typename C::Shape;
+class RoomHint<C> {
+ public:
+  void make_room(C& c) { c.reserve(shape_); }
+  void filled(const C& c, bool full) {
+    const auto shape = c.shape();
+    if (full)
+      shape_ = shape;
+    else
+      for (std::size_t j = 0; j < shape.size(); ++j) shape_[j] = std::max(shape_[j], shape[j]);
+  }
+
+ private:
+  typename C::Shape shape_{};
 };
-}  // namespace detail
 
 /// Fills one container at a time to capacity (`at_capacity`) and queues it; `extract` and
 /// `finish` hand queued containers out in the order they filled. `Setup` is applied to each new
@@ -270,32 +285,20 @@ class CapacityContainerBuilder {
   [[nodiscard]] bool idle() const noexcept { return ready_ == 0 && current_.empty(); }
 
  private:
-  // A new (empty) current container: set up, and given room for a full batch (vectors their
-  // default capacity, shaped containers the shape of the last full one).
+  // A new (empty) current container: set up, and given room for a full batch.
   void start() {
     Setup{}(current_);
-    if constexpr (Shaped<C>)
-      current_.reserve(shape_);
-    else
-      ensure_capacity(current_);
+    room_.make_room(current_);
   }
-  // The shape to reserve next: a full container's, or at least a partial one's (a round that
-  // ends in a partial batch should not shrink the next full one's room).
   void queue(bool full) {
-    if constexpr (Shaped<C>) {
-      const auto shape = current_.shape();
-      if (full)
-        shape_ = shape;
-      else
-        for (std::size_t j = 0; j < shape.size(); ++j) shape_[j] = std::max(shape_[j], shape[j]);
-    }
+    room_.filled(current_, full);
     pending_.push_back(std::move(current_));
     current_ = C{};
     ++ready_;
   }
 
   C current_{};
-  [[no_unique_address]] typename detail::ShapeOf<C>::type shape_{};
+  [[no_unique_address]] RoomHint<C> room_{};
   C spare_{};
   std::vector<C> pending_;
   std::size_t head_ = 0;
