@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,10 +24,17 @@ struct ExchangeOp {
   Route route;
   template <Timestamp T, class C>
   StreamCore<T, C> operator()(const StreamCore<T, C>& stream) const {
-    if constexpr (!RouteFor<Route, C>) {
-      static_assert(RouteFor<Route, C>,
+    using Item = std::remove_cvref_t<container::ItemRef<C>>;
+    if constexpr (!std::is_invocable_v<const Route&, const Item&>) {
+      static_assert(std::is_invocable_v<const Route&, const Item&>,
                     "timely::exchange: the route cannot take the stream's records: it must be callable as "
-                    "route(const D&) -> integer, where D is the record type of the stream it is applied to");
+                    "route(const D&) -> integer, where D is the record type of the stream it is applied to "
+                    "(for a columnar stream, its borrowed reference type)");
+      return stream;
+    } else if constexpr (!RouteFor<Route, C>) {
+      static_assert(RouteFor<Route, C>,
+                    "timely::exchange: the route takes the stream's records but does not return an integer: "
+                    "it must be callable as route(const D&) -> integer (a hash of the record or of its key)");
       return stream;
     } else {
       return apply(stream);
