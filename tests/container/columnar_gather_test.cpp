@@ -2,8 +2,9 @@
 // appends exactly the selected records of every kind and nesting, from owned and borrowed
 // sources and into owned and borrowed batches, and stops at the byte capacity;
 // `CapacityContainerBuilder::push_gathered` cuts the same records into full batches;
-// `reserve(shape())` keeps records and makes room; `Storage::append` copies every small length
-// exactly (the fixed-size moves for up to 16 bytes).
+// `expect(shape())` keeps records; `Storage::expect` grows straight to the expected size once
+// past a few KiB; `Storage::append` copies every small length exactly (the fixed-size moves for
+// up to 16 bytes).
 #include <timely/container/columnar.hpp>
 
 #include <algorithm>
@@ -107,7 +108,36 @@ TEST_CASE("columnar gather: fill_from appends exactly the selected records of ev
       rng);
 }
 
-TEST_CASE("columnar gather: fill_from stops at the byte capacity, about one step past it",
+/// Cuts `items` (in the order of `indices`) into batches of `capacity` bytes with fill_from,
+/// and checks each batch ends as pushing one by one would end it: at capacity, and below it
+/// without its last record (and the records all arrive, in order).
+template <class T>
+void fill_cuts_like_pushes(const std::vector<T>& items, const std::vector<std::uint32_t>& indices,
+                           std::size_t capacity) {
+  const auto source = batch_of(items);
+  std::vector<T> seen;
+  std::span<const std::uint32_t> rest(indices);
+  while (!rest.empty()) {
+    col::Batch<T> b;
+    b.set_capacity_bytes(capacity);
+    const std::size_t took = b.fill_from(source, rest);
+    REQUIRE(took >= 1);
+    REQUIRE(took == b.size());
+    rest = rest.subspan(took);
+    auto got = owned_records(b);
+    if (!rest.empty()) CHECK(b.at_capacity());
+    // Without its last record the batch is below capacity: it passed it by one record at most.
+    got.pop_back();
+    CHECK(batch_of(got).byte_size() < capacity);
+    got.push_back(col::to_owned<T>(b[b.size() - 1]));
+    // A full batch takes nothing more.
+    if (b.at_capacity()) CHECK(b.fill_from(source, indices) == 0);
+    seen.insert(seen.end(), got.begin(), got.end());
+  }
+  CHECK(seen == select(items, indices));
+}
+
+TEST_CASE("columnar gather: fill_from passes the byte capacity by one record at most, as pushes do",
           "[container][columnar][gather]") {
   constexpr std::uint64_t seed = 0xC01'0000'0102;
   std::printf("columnar gather capacity: seed %llu\n", static_cast<unsigned long long>(seed));
@@ -117,34 +147,29 @@ TEST_CASE("columnar gather: fill_from stops at the byte capacity, about one step
   std::vector<P> items;
   for (std::uint64_t i = 0; i < 5000; ++i) items.push_back({i, std::string(5 + rng() % 11, 'a')});
   items[1234].second = std::string(100000, 'x');  // one record far above the capacity
-  const auto source = batch_of(items);
   std::vector<std::uint32_t> indices(items.size());
   for (std::uint32_t i = 0; i < indices.size(); ++i) indices[i] = i;
+  fill_cuts_like_pushes(items, indices, 4096);
+  fill_cuts_like_pushes(items, indices, 1 << 16);
 
-  constexpr std::size_t capacity = 4096;
-  std::vector<P> seen;
-  std::span<const std::uint32_t> rest(indices);
-  std::size_t batches = 0;
-  while (!rest.empty()) {
-    col::Batch<P> b;
-    b.set_capacity_bytes(capacity);
-    const std::size_t took = b.fill_from(source, rest);
-    REQUIRE(took >= 1);
-    REQUIRE(took == b.size());
-    rest = rest.subspan(took);
-    if (!rest.empty()) CHECK(b.at_capacity());
-    const bool has_big =
-        std::any_of(b.begin(), b.end(), [](const auto& r) { return std::get<1>(r).size() > 1000; });
-    if (!has_big) CHECK(b.byte_size() < 2 * capacity);
-    // A full batch takes nothing more.
-    if (b.at_capacity()) CHECK(b.fill_from(source, indices) == 0);
-    auto got = owned_records(b);
-    seen.insert(seen.end(), got.begin(), got.end());
-    ++batches;
+  // Records far larger than the source's average all go to one target: its batches must not
+  // take them all in one step (the source averages about 250 bytes a record).
+  std::vector<P> skewed;
+  for (std::uint64_t i = 0; i < 20000; ++i) skewed.push_back({i, "small"});
+  std::vector<std::uint32_t> big;
+  for (std::uint32_t i = 0; i < 20; ++i) {
+    big.push_back(static_cast<std::uint32_t>(skewed.size()));
+    skewed.push_back({i, std::string(300000 + i, static_cast<char>('a' + i))});
   }
-  CHECK(seen == items);
-  CHECK(batches > items.size() * 20 / capacity);
+  fill_cuts_like_pushes(skewed, big, 1 << 20);
+  std::vector<std::uint32_t> mixed;  // big and small interleaved, in random order
+  for (std::uint32_t i = 0; i < skewed.size(); i += 97) mixed.push_back(i);
+  mixed.insert(mixed.end(), big.begin(), big.end());
+  std::shuffle(mixed.begin(), mixed.end(), rng);
+  fill_cuts_like_pushes(skewed, mixed, 1 << 20);
+  fill_cuts_like_pushes(skewed, mixed, 1000);
 
+  const auto source = batch_of(items);
   // Below the header size, every batch still takes one record.
   col::Batch<P> tiny;
   tiny.set_capacity_bytes(1);
@@ -183,8 +208,7 @@ TEST_CASE("columnar gather: push_gathered cuts the records as push_into would",
   CHECK(gathered.idle());
 }
 
-TEST_CASE("columnar: reserve(shape) keeps the records and makes room for the shape's bytes",
-          "[container][columnar][gather]") {
+TEST_CASE("columnar: expect(shape) keeps the records and the state", "[container][columnar][gather]") {
   using P = std::pair<std::uint64_t, std::string>;
   const std::vector<P> items{{1, "one"}, {2, "two"}, {3, ""}, {4, std::string(100, 'f')}};
   const auto full = batch_of(items);
@@ -192,31 +216,50 @@ TEST_CASE("columnar: reserve(shape) keeps the records and makes room for the sha
   CHECK(shape == col::Batch<P>::Shape{32, 32, 106});
 
   col::Batch<P> next;
-  next.reserve(shape);
+  next.expect(shape);
   CHECK(next.empty());
   for (const auto& x : items) next.push_into(x);
   CHECK(next == full);
   CHECK(next.shape() == shape);
 
   auto partly = batch_of(std::vector<P>{{9, "nine"}});
-  partly.reserve(shape);
+  partly.expect(shape);
   CHECK(owned_records(partly) == std::vector<P>{{9, "nine"}});
 
+  // A read-only view ignores it (it stays a view), and so does an impossible shape.
   const auto held = own(serialize(full));
   auto view = col::Batch<P>::from_bytes(held.bytes(), held.words);
-  view.reserve(shape);
-  CHECK_FALSE(view.borrowed());
+  view.expect(shape);
+  CHECK(view.borrowed());
   CHECK(owned_records(view) == items);
+  col::Batch<P> huge;
+  huge.expect(col::Batch<P>::Shape{SIZE_MAX, 2, SIZE_MAX});
+  huge.push_into(P{1, "x"});
+  CHECK(owned_records(huge) == std::vector<P>{{1, "x"}});
+}
 
-  // A shape of more than twice the capacity (one huge record) reserves nothing: a view stays
-  // a view.
-  auto small = col::Batch<P>::from_bytes(held.bytes(), held.words);
-  small.set_capacity_bytes(64);
-  small.reserve(shape);
-  CHECK(small.borrowed());
-  small.set_capacity_bytes(85);
-  small.reserve(shape);
-  CHECK_FALSE(small.borrowed());
+TEST_CASE("columnar: Storage::expect jumps to the expected size past a few KiB, and small stays small",
+          "[container][columnar]") {
+  col::Storage<std::uint64_t> s;
+  s.expect(100000);
+  for (std::uint64_t i = 0; i < 10; ++i) s.push_back(i);
+  CHECK(s.capacity() * 8 < col::Storage<std::uint64_t>::jump_bytes);  // a small batch stays small
+  // The first capacity of at least the jump size is already the expected size.
+  std::size_t first_large = 0;
+  for (std::uint64_t i = 10; i < 100000; ++i) {
+    s.push_back(i);
+    if (first_large == 0 && s.capacity() * 8 >= col::Storage<std::uint64_t>::jump_bytes)
+      first_large = s.capacity();
+  }
+  CHECK(first_large >= 100000);
+  bool ok = true;
+  for (std::uint64_t i = 0; i < 100000; ++i) ok = ok && s[i] == i;
+  CHECK(ok);
+  s.truncate(7);
+  CHECK(s.size() == 7);
+  CHECK(s.back() == 6);
+  s.truncate(100);
+  CHECK(s.size() == 7);
 }
 
 TEST_CASE("columnar: Storage appends every small length exactly and copies and moves",

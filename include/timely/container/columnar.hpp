@@ -156,28 +156,38 @@ class Batch {
   /// Appends records `src[indices[0]]`, `src[indices[1]]`, ... column by column (one loop per
   /// column instead of one push per record: how exchange partitions a batch), stopping once the
   /// batch is at capacity; returns how many were appended (at least one if the batch was empty).
-  /// The step between capacity checks is estimated from `src`'s bytes per record, so a batch
-  /// passes its capacity by about one step at most. `src` must not be this batch; indices are
-  /// unchecked (each below `src.size()`).
+  /// The batch ends as pushing the records one by one would end it: at capacity, and below it
+  /// before its last record. Steps are sized from the records' bytes seen so far; a step that
+  /// crosses the capacity with several records is taken back and retried smaller. `src` must
+  /// not be this batch; indices are unchecked (each below `src.size()`).
+  /// \throws std::bad_alloc (the batch then holds what it held before the failed step).
   std::size_t fill_from(const Batch& src, std::span<const std::uint32_t> indices) {
     make_owned();
-    const std::size_t per_record =
+    std::size_t per_record =
         std::max<std::size_t>(1, src.view_.padded_bytes() / std::max<std::size_t>(1, src.len_));
     std::size_t done = 0;
     while (done < indices.size()) {
       const std::size_t size = serialized_size();
       if (size >= capacity_ && len_ != 0) break;
-      const std::size_t room = size < capacity_ ? (capacity_ - size) / per_record : 0;
-      const std::size_t take = std::min(indices.size() - done, std::max<std::size_t>(1, room));
-      owned_.gather(src.view_, indices.data() + done, take);
-      len_ += take;
+      const std::size_t room = size < capacity_ ? capacity_ - size : 0;
+      // Aim at 7/8 of the room, so that most steps stay below the capacity.
+      const std::size_t aim = room - room / 8;
+      std::size_t take = std::min(indices.size() - done, std::max<std::size_t>(1, aim / per_record));
+      for (;;) {
+        const std::size_t before = len_;
+        gather(src, indices.data() + done, take);
+        const std::size_t after = serialized_size();
+        per_record = std::max<std::size_t>(1, (after - size) / take);
+        if (take == 1 || after < capacity_) break;
+        truncate(before);
+        take = std::max<std::size_t>(1, std::min(take / 2, aim / per_record));
+      }
       done += take;
-      refresh();
     }
     return done;
   }
 
-  /// The byte sizes of the column buffers, in layout order: what `reserve` takes.
+  /// The byte sizes of the column buffers, in layout order: what `expect` takes.
   using Shape = std::array<std::size_t, buffer_count>;
   [[nodiscard]] Shape shape() const noexcept {
     const auto buffers = collect();
@@ -185,18 +195,21 @@ class Batch {
     for (std::size_t j = 0; j < buffer_count; ++j) out[j] = buffers[j].size;
     return out;
   }
-  /// Makes room in the owned columns for buffers of `shape`'s byte sizes (a builder reserves
-  /// the shape of the batch it last filled, so that columns do not grow step by step). A shape
-  /// of more than twice `capacity_bytes()` (a batch made full by one huge record) reserves
-  /// nothing.
-  void reserve(const Shape& shape) {
+  /// Expects buffers of `shape`'s byte sizes (a builder passes the shape of the batch it last
+  /// filled): each owned column that grows past a few KiB then grows straight to its size
+  /// instead of doubling step by step, and a batch shipped after a few records stays small
+  /// (`Storage::expect`). Ignored by a read-only view, and for a shape of more than twice
+  /// `capacity_bytes()` (a batch made full by one huge record).
+  void expect(const Shape& shape) noexcept {
+    if (owner_) return;
+    const std::size_t limit = capacity_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * capacity_;
     std::size_t total = 0;
-    for (const auto bytes : shape) total += bytes;
-    if (total > 2 * capacity_) return;
-    make_owned();
+    for (const auto bytes : shape) {
+      if (bytes > limit - total) return;
+      total += bytes;
+    }
     const std::size_t* sizes = shape.data();
-    owned_.reserve_bytes(sizes);
-    refresh();
+    owned_.expect_bytes(sizes);
   }
 
   /// Record `i`, borrowed (unchecked: `i < size()`; the layout was validated when read).
@@ -376,6 +389,25 @@ class Batch {
     borrowed_ = false;
     len_ = 0;
     view_ = owned_.view();
+  }
+  // Appends src's records index[0..n) to the owned columns; on failure the columns are cut back
+  // to the records they held.
+  void gather(const Batch& src, const std::uint32_t* index, std::size_t n) {
+    try {
+      owned_.gather(src.view_, index, n);
+    } catch (...) {
+      owned_.truncate(len_);
+      refresh();
+      throw;
+    }
+    len_ += n;
+    refresh();
+  }
+  // Keeps the first `len` records of an owned batch.
+  void truncate(std::size_t len) noexcept {
+    owned_.truncate(len);
+    len_ = len;
+    refresh();
   }
   // A view becomes owned: its items are copied into the (empty) owned columns.
   void make_owned() {

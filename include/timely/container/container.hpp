@@ -178,18 +178,18 @@ concept Gathers = requires(C& c, const C& src, std::span<const std::uint32_t> in
   { c.fill_from(src, indices) } -> std::convertible_to<std::size_t>;
 };
 
-/// Containers that can make room for the buffers of another of their kind:
-/// `c.reserve(other.shape())`. Builders reserve the shape of the last full container.
+/// Containers that can be told the buffer sizes to expect, from another of their kind:
+/// `c.expect(other.shape())`. Builders pass the shape of the last full container.
 template <class C>
 concept Shaped = requires(C& c, const C& other) {
   typename C::Shape;
-  c.reserve(other.shape());
+  c.expect(other.shape());
 };
 
 /// The room to give a new, empty container: `make_room(c)` reserves, for vectors, their default
-/// capacity and, for `Shaped` containers, the shape of the last full container that `filled`
-/// saw (at least that of a partial one, so that a round ending in a partial batch does not
-/// shrink the next full one's room). Used by `CapacityContainerBuilder` and input handles.
+/// capacity and, for `Shaped` containers, expects the shape of the last full container that
+/// `filled` saw (at least that of a partial one, so that a round ending in a partial batch does
+/// not shrink the next full one's room). Used by `CapacityContainerBuilder` and input handles.
 template <class C>
 class RoomHint {
  public:
@@ -199,7 +199,7 @@ class RoomHint {
 template <Shaped C>
 class RoomHint<C> {
  public:
-  void make_room(C& c) { c.reserve(shape_); }
+  void make_room(C& c) noexcept { c.expect(shape_); }
   void filled(const C& c, bool full) {
     const auto shape = c.shape();
     if (full)

@@ -17,8 +17,9 @@
 ///     Owned                        growable storage: push(const T&), push_ref(const Ref&),
 ///                                  push_default() (the slot of an absent optional),
 ///                                  gather(View, index, n) (appends items index[0..n) of View,
-///                                  column by column), reserve_bytes(const size_t*&) (room
-///                                  for its buffers' byte sizes, read in layout order), clear(),
+///                                  column by column), truncate(len) (keeps the first len
+///                                  items), expect_bytes(const size_t*&) (its buffers' expected
+///                                  byte sizes, read in layout order: see Storage::expect), clear(),
 ///                                  view() -> View (valid until the next push or clear)
 ///     View                         a fixed-size set of pointers and lengths (no ownership):
 ///                                  get(i) -> Ref (unchecked), is_default(i), collect(Bytes*&)
@@ -149,7 +150,8 @@ struct Col<T, Kind::unsupported> {
     void push_ref(const Ref&) noexcept {}
     void push_default() noexcept {}
     void gather(const View&, const std::uint32_t*, std::size_t) noexcept {}
-    void reserve_bytes(const std::size_t*&) noexcept {}
+    void expect_bytes(const std::size_t*&) noexcept {}
+    void truncate(std::size_t) noexcept {}
     void clear() noexcept {}
     [[nodiscard]] View view() const noexcept { return {}; }
   };

@@ -77,9 +77,13 @@ struct Col<std::optional<E>, Kind::optional> {
       for (std::size_t k = 0; k < n; ++k) out[k] = src.tags[index[k]];
     }
     void clear() noexcept { tags.clear(), some.clear(); }
-    void reserve_bytes(const std::size_t*& sizes) {
-      tags.reserve(*sizes++);
-      some.reserve_bytes(sizes);
+    void expect_bytes(const std::size_t*& sizes) noexcept {
+      tags.expect(*sizes++);
+      some.expect_bytes(sizes);
+    }
+    void truncate(std::size_t len) noexcept {
+      tags.truncate(len);
+      some.truncate(len);
     }
     [[nodiscard]] View view() const noexcept { return View{tags.data(), tags.size(), some.view()}; }
   };
@@ -156,8 +160,11 @@ struct Product {
     void clear() noexcept {
       std::apply([](auto&... f) { (f.clear(), ...); }, fields);
     }
-    void reserve_bytes(const std::size_t*& sizes) {
-      std::apply([&sizes](auto&... f) { (f.reserve_bytes(sizes), ...); }, fields);
+    void truncate(std::size_t len) noexcept {
+      std::apply([len](auto&... f) { (f.truncate(len), ...); }, fields);
+    }
+    void expect_bytes(const std::size_t*& sizes) noexcept {
+      std::apply([&sizes](auto&... f) { (f.expect_bytes(sizes), ...); }, fields);
     }
     [[nodiscard]] View view() const noexcept {
       return std::apply([](const auto&... f) { return View{{f.view()...}}; }, fields);

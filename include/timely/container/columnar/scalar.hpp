@@ -59,7 +59,8 @@ struct Col<T, Kind::scalar> {
       for (std::size_t k = 0; k < n; ++k) out[k] = src.get(index[k]);
     }
     void clear() noexcept { values.clear(); }
-    void reserve_bytes(const std::size_t*& sizes) { values.reserve(*sizes++ / sizeof(values[0])); }
+    void expect_bytes(const std::size_t*& sizes) noexcept { values.expect(*sizes++ / sizeof(values[0])); }
+    void truncate(std::size_t len) noexcept { values.truncate(len); }
     [[nodiscard]] View view() const noexcept {
       return View{reinterpret_cast<const unsigned char*>(values.data()), values.size()};
     }
@@ -101,7 +102,8 @@ struct Col<bool, Kind::boolean> {
       for (std::size_t k = 0; k < n; ++k) out[k] = src.data[index[k]];
     }
     void clear() noexcept { values.clear(); }
-    void reserve_bytes(const std::size_t*& sizes) { values.reserve(*sizes++ / sizeof(values[0])); }
+    void expect_bytes(const std::size_t*& sizes) noexcept { values.expect(*sizes++ / sizeof(values[0])); }
+    void truncate(std::size_t len) noexcept { values.truncate(len); }
     [[nodiscard]] View view() const noexcept { return View{values.data(), values.size()}; }
   };
 

@@ -118,9 +118,14 @@ struct ByteColumn {
       }
     }
     void clear() noexcept { ends.clear(), bytes.clear(); }
-    void reserve_bytes(const std::size_t*& sizes) {
-      ends.reserve(*sizes++ / 8);
-      bytes.reserve(*sizes++);
+    void expect_bytes(const std::size_t*& sizes) noexcept {
+      ends.expect(*sizes++ / 8);
+      bytes.expect(*sizes++);
+    }
+    void truncate(std::size_t len) noexcept {
+      if (len > ends.size()) return;
+      bytes.truncate(len == 0 ? 0 : static_cast<std::size_t>(ends[len - 1]));
+      ends.truncate(len);
     }
     [[nodiscard]] View view() const noexcept {
       return View{reinterpret_cast<const unsigned char*>(ends.data()), ends.size(), bytes.data(),
@@ -257,9 +262,14 @@ struct Col<std::vector<E>, Kind::vector> {
       for (std::size_t k = 0; k < n; ++k) push_ref(src.get(index[k]));
     }
     void clear() noexcept { ends.clear(), items.clear(); }
-    void reserve_bytes(const std::size_t*& sizes) {
-      ends.reserve(*sizes++ / 8);
-      items.reserve_bytes(sizes);
+    void expect_bytes(const std::size_t*& sizes) noexcept {
+      ends.expect(*sizes++ / 8);
+      items.expect_bytes(sizes);
+    }
+    void truncate(std::size_t len) noexcept {
+      if (len > ends.size()) return;
+      items.truncate(len == 0 ? 0 : static_cast<std::size_t>(ends[len - 1]));
+      ends.truncate(len);
     }
     [[nodiscard]] View view() const noexcept {
       return View{reinterpret_cast<const unsigned char*>(ends.data()), ends.size(), items.view()};

@@ -178,7 +178,8 @@ class Storage {
   Storage(Storage&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)),
         size_(std::exchange(other.size_, 0)),
-        cap_(std::exchange(other.cap_, 0)) {}
+        cap_(std::exchange(other.cap_, 0)),
+        hint_(std::exchange(other.hint_, 0)) {}
   Storage& operator=(const Storage& other) {
     if (this != &other) *this = Storage(other);
     return *this;
@@ -189,6 +190,7 @@ class Storage {
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
       cap_ = std::exchange(other.cap_, 0);
+      hint_ = std::exchange(other.hint_, 0);
     }
     return *this;
   }
@@ -203,9 +205,16 @@ class Storage {
   [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data_[i]; }
 
   void clear() noexcept { size_ = 0; }
+  /// Keeps the first `n` items (no-op if there are fewer).
+  void truncate(std::size_t n) noexcept { size_ = std::min(size_, n); }
   void reserve(std::size_t n) {
     if (n > cap_) grow_to(n);
   }
+  /// Expects about `n` items: once the buffer grows past `jump_bytes`, it grows straight to
+  /// room for `n` instead of doubling step by step. A small buffer stays small, so a batch that
+  /// is shipped after a few records does not hold a full batch's memory.
+  void expect(std::size_t n) noexcept { hint_ = n; }
+  static constexpr std::size_t jump_bytes = 4096;
   void push_back(const T& v) {
     if (size_ == cap_) [[unlikely]]
       grow_to(size_ + 1);
@@ -233,6 +242,7 @@ class Storage {
     constexpr std::size_t max_items = static_cast<std::size_t>(-1) / sizeof(T) / 2;
     if (need > max_items) throw std::bad_array_new_length();
     std::size_t want = std::max({need, 2 * cap_, std::size_t{64} / sizeof(T) + 1});
+    if (hint_ > want && hint_ <= max_items && want * sizeof(T) >= jump_bytes) want = hint_;
     const std::size_t c = detail::BlockCache::class_of(want * sizeof(T));
     if (c != detail::BlockCache::classes) want = detail::BlockCache::class_bytes(c) / sizeof(T);
     T* block = RecyclingAllocator<T>{}.allocate(want);
@@ -250,6 +260,7 @@ class Storage {
   T* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t cap_ = 0;
+  std::size_t hint_ = 0;  // expect(): items to grow to once past jump_bytes
 };
 
 }  // namespace timely::container::columnar
