@@ -87,7 +87,6 @@ class ExchangePusher final : public MessagePush<T, C> {
     if (has_time_ && !(time_ == message.time)) flush_all();
     time_ = message.time;
     has_time_ = true;
-    const std::size_t peers = pushers_.size();
     if constexpr (container::Gathers<C>) {
       if (message.data.size() <= UINT32_MAX) {
         partition(message.data);
@@ -96,8 +95,7 @@ class ExchangePusher final : public MessagePush<T, C> {
       }
     }
     container::drain(message.data, [&](auto&& item) {
-      const auto hash = static_cast<std::uint64_t>(route_(std::as_const(item)));
-      const std::size_t target = mask_ != 0 ? (hash & mask_) : (hash % peers);
+      const std::size_t target = target_of(item);
       auto& builder = builders_[target];
       builder.push_into(std::forward<decltype(item)>(item));
       while (C* full = builder.extract()) send(target, std::move(*full));
@@ -106,6 +104,13 @@ class ExchangePusher final : public MessagePush<T, C> {
   }
 
  private:
+  // The worker a record goes to: route(record) masked when the peers are a power of two.
+  template <class Item>
+  std::size_t target_of(const Item& item) const {
+    const auto hash = static_cast<std::uint64_t>(route_(item));
+    return mask_ != 0 ? static_cast<std::size_t>(hash & mask_)
+                      : static_cast<std::size_t>(hash % pushers_.size());
+  }
   // Routes a batch by index: each record's target, a stable counting sort of the indices by
   // target, then one column-wise gather per target (see `container::Gathers`).
   void partition(const C& data) {
@@ -114,9 +119,7 @@ class ExchangePusher final : public MessagePush<T, C> {
     targets_.resize(n);
     starts_.assign(peers + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
-      const auto item = data[i];
-      const auto hash = static_cast<std::uint64_t>(route_(item));
-      const auto target = static_cast<std::uint32_t>(mask_ != 0 ? (hash & mask_) : (hash % peers));
+      const auto target = static_cast<std::uint32_t>(target_of(data[i]));
       targets_[i] = target;
       ++starts_[target + 1];
     }

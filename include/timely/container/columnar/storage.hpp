@@ -207,9 +207,6 @@ class Storage {
   void clear() noexcept { size_ = 0; }
   /// Keeps the first `n` items (no-op if there are fewer).
   void truncate(std::size_t n) noexcept { size_ = std::min(size_, n); }
-  void reserve(std::size_t n) {
-    if (n > cap_) grow_to(n);
-  }
   /// Expects about `n` items: once the buffer grows past `jump_bytes`, it grows straight to
   /// room for `n` instead of doubling step by step. A small buffer stays small, so a batch that
   /// is shipped after a few records does not hold a full batch's memory.
