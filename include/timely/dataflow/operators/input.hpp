@@ -199,14 +199,18 @@ class InputHandleCore {
   template <class X>
   void push(X&& item) {
     // The whole check (it also forgets dropped dataflows) once per batch, not per record.
-    if (buffer_.empty()) {
-      check_open("send");
-      room_.make_room(buffer_);
-    }
+    if (buffer_.empty()) [[unlikely]]
+      open_batch();
     container::push_into(buffer_, std::forward<X>(item));
-    if (container::at_capacity(buffer_)) ship();
+    if (container::at_capacity(buffer_)) [[unlikely]]
+      ship();
   }
-  void ship() {
+  // Out of line, so that the per-record path keeps the buffer's pointers in registers.
+  [[gnu::noinline]] void open_batch() {
+    check_open("send");
+    room_.make_room(buffer_);
+  }
+  [[gnu::noinline]] void ship() {
     forget_dropped();
     if (buffer_.empty()) return;
     room_.filled(buffer_, container::at_capacity(buffer_));
