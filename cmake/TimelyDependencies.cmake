@@ -2,3 +2,12 @@
 find_package(Threads REQUIRED)
 find_package(Boost 1.81 CONFIG REQUIRED COMPONENTS headers)
 find_package(CLI11 CONFIG REQUIRED)
+# xxHash (Debian libxxhash-dev): the checksums of log files, linked by timely_logging alone.
+# Debian ships no CMake package for it; this defines the target upstream's package defines.
+if(NOT TARGET xxHash::xxhash)
+  find_path(TIMELY_XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
+  find_library(TIMELY_XXHASH_LIBRARY xxhash REQUIRED)
+  add_library(xxHash::xxhash UNKNOWN IMPORTED)
+  set_target_properties(xxHash::xxhash PROPERTIES
+    IMPORTED_LOCATION "${TIMELY_XXHASH_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${TIMELY_XXHASH_INCLUDE_DIR}")
+endif()

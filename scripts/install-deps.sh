@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build python3
   libboost1.81-dev libcli11-dev catch2 libbenchmark-dev
   ca-certificates
+  libxxhash-dev  # xxHash: the checksums of log files (timely_logging, src/logging/file.cpp)
   pkgconf  # pkg-config: the packaging test of the installed timely.pc
   time     # /usr/bin/time: peak memory in benches/compile/compile_times.sh
 )
