@@ -47,8 +47,11 @@ class Worker {
   [[nodiscard]] std::size_t index() const noexcept { return state_->index(); }
   [[nodiscard]] std::size_t peers() const noexcept { return state_->peers(); }
   [[nodiscard]] WorkerState& state() noexcept { return *state_; }
-  /// This worker's log streams (see `timely/logging/timely_events.hpp` for the "timely" stream).
-  /// Register actions before building the dataflows they should observe.
+  /// This worker's log streams (see `timely/logging/timely_events.hpp` for the streams and
+  /// their events). Register actions before building the dataflows they should observe. Actions
+  /// run on this thread until the worker is destroyed (after an `execute` closure returns, the
+  /// worker still steps its remaining dataflows): what they capture by reference must live as
+  /// long, or the binding must be removed first.
   [[nodiscard]] logging::Registry& log_register() noexcept { return state_->log_registry(); }
 
   /// Builds a top-level dataflow with timestamps of type `T`: calls `builder(scope)` with a
@@ -72,16 +75,17 @@ class Worker {
     const std::size_t index = next_dataflow_++;
     scheduling::Path path;
     path.push_back(index);
-    state_->new_identifier();
-    progress::SubgraphBuilder<T> sub(*state_, path, std::move(name));
+    const std::size_t id = state_->new_identifier();
+    log_dataflow(id, index, name);
+    progress::SubgraphBuilder<T> sub(*state_, path, std::move(name), id);
     dataflow::Scope<T> scope(sub);
     using R = std::invoke_result_t<F&, dataflow::Scope<T>&>;
     if constexpr (std::is_void_v<R>) {
       builder(scope);
-      install(index, progress::build_dataflow<T>(std::move(sub)));
+      install(index, id, progress::build_dataflow<T>(std::move(sub)));
     } else {
       R result = builder(scope);
-      install(index, progress::build_dataflow<T>(std::move(sub)));
+      install(index, id, progress::build_dataflow<T>(std::move(sub)));
       return result;
     }
   }
@@ -134,16 +138,20 @@ class Worker {
   struct Installed {
     std::unique_ptr<progress::Schedulable> root;
     std::vector<std::size_t> channels;
+    std::size_t id = 0;  // its operator id in the "timely" log stream
   };
-  void install(std::size_t index, progress::BuiltDataflow built) {
-    dataflows_.emplace(index, Installed{std::move(built.root), std::move(built.channels)});
+  void install(std::size_t index, std::size_t id, progress::BuiltDataflow built) {
+    dataflows_.emplace(index, Installed{std::move(built.root), std::move(built.channels), id});
   }
+  // The dataflow's own Operates event, and the logger its schedulings and shutdown go to.
+  void log_dataflow(std::size_t id, std::size_t index, const std::string& name);
 
   std::unique_ptr<WorkerState> state_;
   std::map<std::size_t, Installed> dataflows_;
   std::size_t next_dataflow_ = 0;
   std::vector<std::size_t> active_;
   std::optional<std::size_t> scheduling_;  // the dataflow being scheduled, if any
+  std::optional<logging::Logger<logging::TimelyEvent>> logger_;
 };
 
 }  // namespace timely

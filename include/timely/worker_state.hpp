@@ -7,6 +7,7 @@
 /// Thread-safety: none; a worker state lives on its worker thread.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -33,6 +34,10 @@ enum class ProgressMode {
 /// Per-worker settings.
 struct WorkerConfig {
   ProgressMode progress_mode = ProgressMode::Demand;
+  /// The instant log events are timed from (`logging::Duration` since it). `execute` sets it
+  /// once for all the workers of a process, so their events share one clock; unset, each
+  /// worker starts its own clock when it is made.
+  std::optional<std::chrono::steady_clock::time_point> log_start;
 };
 
 /// The shared state of one worker. Scopes and operators hold a reference to it; the `Worker`

@@ -125,8 +125,10 @@ Config Config::from_args(int argc, const char* const* argv) {
 namespace detail {
 
 void run_workers(const Config& config, const std::function<void(Worker&)>& body) {
+  auto worker_config = config.worker;
+  if (!worker_config.log_start) worker_config.log_start = std::chrono::steady_clock::now();
   communication::initialize(config.communication_config(), [&](communication::Allocator& allocator) {
-    Worker worker(std::move(allocator), config.worker);
+    Worker worker(std::move(allocator), worker_config);
     body(worker);
     while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
   });

@@ -21,8 +21,10 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
       delay = delay ? std::min(*delay, next) : next;
     }
     if (!delay || delay->count() > 0) {
+      if (logger_) logger_->log(logging::ParkEvent{true, delay});
       state_->log_registry().flush();  // nothing happens while parked: publish what we have
       state_->allocator().await_events(delay);
+      if (logger_) logger_->log(logging::ParkEvent{false, std::nullopt});
     } else {
       // A caller polling with step() has nothing to do now: give the core to another thread
       // (with more workers than cores, spinning would starve the ones that have work).
@@ -39,19 +41,24 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
     if (it == dataflows_.end()) continue;  // a path of a completed or dropped dataflow
     scheduling_ = index;
     bool incomplete = false;
+    const std::size_t id = it->second.id;
+    if (logger_) logger_->log(logging::ScheduleEvent{id, true});
     try {
       incomplete = it->second.root->schedule();
     } catch (...) {
       scheduling_.reset();
       throw;
     }
+    if (logger_) logger_->log(logging::ScheduleEvent{id, false});
     scheduling_.reset();
     if (!incomplete) {
       for (auto channel : it->second.channels) state_->unregister_channel(channel);
       dataflows_.erase(it);
+      if (logger_) logger_->log(logging::ShutdownEvent{id});
     }
   }
   state_->allocator().release();
+  state_->log_registry().flush();  // a step's events are published at its end
   return has_dataflows();
 }
 
@@ -75,8 +82,15 @@ void Worker::drop_dataflow(std::size_t index) {
   // workers) are ignored from now on. Then the operators go, and with them their capabilities.
   for (auto channel : it->second.channels) state_->unregister_channel(channel);
   auto dropped = std::move(it->second.root);
+  const std::size_t id = it->second.id;
   dataflows_.erase(it);
   dropped.reset();
+  if (logger_) logger_->log(logging::ShutdownEvent{id});
+}
+
+void Worker::log_dataflow(std::size_t id, std::size_t index, const std::string& name) {
+  logger_ = state_->log_registry().get<logging::TimelyEvent>("timely");
+  if (logger_) logger_->log(logging::OperatesEvent{id, {index}, name});
 }
 
 }  // namespace timely

@@ -10,7 +10,8 @@ namespace timely {
 WorkerState::WorkerState(communication::Allocator allocator, WorkerConfig config)
     : allocator_(std::move(allocator)),
       activations_(std::make_shared<scheduling::Activations>(allocator_.waker())),
-      config_(config) {}
+      config_(config),
+      log_registry_(config.log_start.value_or(std::chrono::steady_clock::now())) {}
 
 void WorkerState::register_channel(std::size_t channel, scheduling::Path address) {
   if (channel_addresses_.size() <= channel) channel_addresses_.resize(channel + 1);

@@ -442,7 +442,7 @@ class OperatorBuilder {
     const std::size_t channel = scope_.worker().new_identifier();
     auto [pusher, puller] = pact.template connect<T, C>(scope_.worker(), channel);
     const std::size_t port = notify_.size();
-    stream.connect_to(progress::Target{index_, port}, std::move(pusher));
+    stream.connect_to(progress::Target{index_, port}, std::move(pusher), channel);
     scope_.builder().register_channel(channel, index_);
     auto state = std::make_shared<detail::InputState<T, C>>();
     state->puller = std::move(puller);

@@ -33,6 +33,7 @@
 
 #include <timely/communication/push_pull.hpp>
 #include <timely/container/container.hpp>
+#include <timely/dataflow/channel_logging.hpp>
 #include <timely/dataflow/message.hpp>
 #include <timely/describe.hpp>
 #include <timely/error.hpp>
@@ -51,7 +52,9 @@ struct Pipeline {
   template <class T, class C>
   std::pair<std::unique_ptr<MessagePush<T, C>>, std::unique_ptr<MessagePull<T, C>>> connect(
       WorkerState& worker, std::size_t channel) const {
-    return worker.allocator().template pipeline<Message<T, C>>(channel);
+    auto ends = worker.allocator().template pipeline<Message<T, C>>(channel);
+    logged_channel<T, C>(worker, channel, ends.first, ends.second);
+    return ends;
   }
 };
 
@@ -185,6 +188,7 @@ struct Exchange {
       return Pair{};
     } else {
       auto [pushers, puller] = worker.allocator().template allocate<Message<T, C>>(channel);
+      logged_channel<T, C>(worker, channel, pushers, puller);
       return Pair{std::make_unique<detail::ExchangePusher<T, C, Route>>(std::move(pushers), route),
                   std::move(puller)};
     }
@@ -273,6 +277,7 @@ struct Distribute {
       return Pair{};
     } else {
       auto [pushers, puller] = worker.allocator().template allocate<Message<T, C>>(channel);
+      logged_channel<T, C>(worker, channel, pushers, puller);
       return Pair{
           std::make_unique<detail::DistributePusher<T, D, Distributor>>(std::move(pushers), distribute),
           std::move(puller)};

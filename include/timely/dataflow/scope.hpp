@@ -86,7 +86,7 @@ requires RefinesTo<TInner, T>
 decltype(auto) Scope<T>::scoped(std::string name, F&& build) {
   const std::size_t index = builder_->reserve_operator();
   const std::size_t global = worker().new_identifier();
-  progress::SubgraphBuilder<TInner> child(worker(), address_of(index), std::move(name), builder_);
+  progress::SubgraphBuilder<TInner> child(worker(), address_of(index), std::move(name), global, builder_);
   Scope<TInner> inner(child);
   auto install = [&] {
     builder_->add_operator(index, global, progress::build_subgraph<T, TInner>(std::move(child)));

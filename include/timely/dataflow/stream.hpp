@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <timely/container/container.hpp>
+#include <timely/dataflow/channel_logging.hpp>
 #include <timely/dataflow/message.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/progress/reachability.hpp>
@@ -38,10 +39,18 @@ class StreamCore {
   [[nodiscard]] const Scope<T>& scope() const noexcept { return scope_; }
   [[nodiscard]] progress::Source source() const noexcept { return source_; }
 
-  /// Connects this stream to operator input `target` through `pusher`. Used by pacts and
-  /// operator builders; records the edge for progress tracking.
-  void connect_to(progress::Target target, std::unique_ptr<communication::Push<Message<T, C>>> pusher) const {
+  /// Connects this stream to operator input `target` through `pusher`, the end of channel
+  /// `channel`. Used by pacts and operator builders; records the edge for progress tracking and
+  /// logs it (a ChannelsEvent) when the "timely" stream is logged.
+  void connect_to(progress::Target target, std::unique_ptr<communication::Push<Message<T, C>>> pusher,
+                  std::size_t channel) const {
     scope_.builder().add_edge(source_, target);
+    if (auto logger = timely_logger(scope_.worker()))
+      logger->log(logging::ChannelsEvent{channel,
+                                         scope_.address(),
+                                         {source_.node, source_.port},
+                                         {target.node, target.port},
+                                         container_name<C>()});
     tee_->add(std::move(pusher));
   }
 

@@ -13,15 +13,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include <timely/communication/codec.hpp>
 #include <timely/communication/push_pull.hpp>
+#include <timely/logging/logger.hpp>
+#include <timely/logging/timely_events.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/codecs.hpp>
 #include <timely/progress/location.hpp>
 #include <timely/progress/timestamp.hpp>
+#include <timely/progress/type_name.hpp>
 #include <timely/scheduling/activations.hpp>
 #include <timely/worker_state.hpp>
 
@@ -86,16 +90,22 @@ class Progcaster {
   using Updates = typename ProgressMessage<T>::Updates;
 
   /// Allocates the broadcast channel (the next worker identifier) and registers it to activate
-  /// the scope at `address` when a batch arrives.
-  Progcaster(WorkerState& worker, const scheduling::Path& address)
+  /// the scope at `address` when a batch arrives. `identifier` is the scope's operator id, which
+  /// its "timely/progress/<T>" events carry.
+  Progcaster(WorkerState& worker, const scheduling::Path& address, std::size_t identifier)
       : index_(worker.index()),
         peers_(worker.peers()),
         channel_(worker.new_identifier()),
+        identifier_(identifier),
         activator_(worker.activations(), address) {
     auto [push, pull] = worker.allocator().template broadcast<ProgressMessage<T>>(channel_);
     push_ = std::move(push);
     pull_ = std::move(pull);
     worker.register_channel(channel_, address);
+    auto& registry = worker.log_registry();
+    if (auto timely = registry.template get<logging::TimelyEvent>("timely"))
+      timely->log(logging::CommChannelsEvent{channel_, logging::CommChannelKind::Progress});
+    logger_ = registry.template get<logging::ProgressEvent<T>>("timely/progress/" + type_name<T>());
   }
 
   /// The broadcast channel's identifier.
@@ -108,6 +118,7 @@ class Progcaster {
       // order, without a trip through the channel (the buffer keeps its capacity).
       const auto& updates = changes.view();
       local_.insert(local_.end(), updates.begin(), updates.end());
+      if (logger_) log(true, index_, seq_, updates);
       changes.clear();
       ++seq_;
       activator_.activate();  // as the channel's arrival would
@@ -118,6 +129,7 @@ class Progcaster {
     message.seq = seq_++;
     // The compacted batch moves into the message (no copy); receivers share it.
     message.updates = std::make_shared<const Updates>(changes.take());
+    if (logger_) log(true, index_, message.seq, *message.updates);
     push_->send(std::move(message));
     push_->done();
   }
@@ -127,19 +139,39 @@ class Progcaster {
   template <class F>
   void recv(F&& f) {
     if (peers_ == 1) {
+      // Batches sent since the last call arrive together: logged as one, the last's number.
+      if (logger_ && !local_.empty()) log(false, index_, seq_ - 1, local_);
       for (const auto& [key, diff] : local_) f(key, diff);
       local_.clear();
       return;
     }
     while (auto& message = pull_->pull()) {
+      if (logger_) log(false, message->from, message->seq, *message->updates);
       for (const auto& [key, diff] : *message->updates) f(key, diff);
     }
   }
 
  private:
+  template <class Range>
+  void log(bool is_send, std::size_t source, std::size_t seq, const Range& updates) {
+    logging::ProgressEvent<T> event;
+    event.is_send = is_send;
+    event.source = source;
+    event.channel = channel_;
+    event.seq_no = seq;
+    event.identifier = identifier_;
+    for (const auto& [key, diff] : updates) {
+      const auto& [loc, time] = key;
+      (loc.is_source ? event.internal : event.messages).emplace_back(loc.node, loc.port, time, diff);
+    }
+    logger_->log(std::move(event));
+  }
+
   std::size_t index_;
   std::size_t peers_;
   std::size_t channel_;
+  std::size_t identifier_;
+  std::optional<logging::Logger<logging::ProgressEvent<T>>> logger_;
   std::unique_ptr<communication::Push<ProgressMessage<T>>> push_;
   std::unique_ptr<communication::Pull<ProgressMessage<T>>> pull_;
   std::size_t seq_ = 0;

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include <timely/error.hpp>
+#include <timely/logging/logger.hpp>
+#include <timely/logging/timely_events.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/connectivity.hpp>
 #include <timely/progress/frontier.hpp>
@@ -271,6 +273,29 @@ class Tracker {
     return true;
   }
   [[nodiscard]] std::size_t node_count() const noexcept { return cap_counts_.size(); }
+
+  /// Logs the updates each `propagate_all` applies to `logger`, as the tracker of scope `id`
+  /// ("timely/reachability/<T>": one event for sources and one for targets, when non-empty).
+  void set_logger(std::size_t id, logging::Logger<logging::TrackerEvent<T>> logger) {
+    tracker_id_ = id;
+    logger_.emplace(std::move(logger));
+  }
+  /// Logs the retraction of every pointstamp still counted, so that the stream's updates sum to
+  /// zero for a tracker torn down with live state (its dataflow dropped). No-op without a logger.
+  void log_retractions() {
+    if (!logger_) return;
+    logging::TrackerEvent<T> sources{true, tracker_id_, {}}, targets{false, tracker_id_, {}};
+    for (std::size_t id = 0; id < ports_.size(); ++id) {
+      const Location loc = locations_[id];
+      auto& out = loc.is_source ? sources.updates : targets.updates;
+      for (const auto& [time, count] : ports_[id].pointstamps.counts())
+        if (count != 0) out.emplace_back(loc.node, loc.port, time, -count);
+      for (const auto& [time, diff] : ports_[id].pending.view())
+        if (diff != 0) out.emplace_back(loc.node, loc.port, time, -diff);
+    }
+    if (!sources.updates.empty()) logger_->log(std::move(sources));
+    if (!targets.updates.empty()) logger_->log(std::move(targets));
+  }
   [[nodiscard]] std::size_t scope_outputs() const noexcept { return output_changes_.size(); }
 
  private:
@@ -324,6 +349,8 @@ class Tracker {
   std::vector<ChangeBatch<T>> output_changes_;
   std::vector<std::int64_t> cap_counts_;
   std::int64_t total_counts_ = 0;
+  std::optional<logging::Logger<logging::TrackerEvent<T>>> logger_;
+  std::size_t tracker_id_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -492,6 +519,17 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
 
 template <Timestamp T>
 void Tracker<T>::propagate_all() {
+  if (logger_ && !dirty_.empty()) {
+    logging::TrackerEvent<T> sources{true, tracker_id_, {}}, targets{false, tracker_id_, {}};
+    for (const auto id : dirty_) {
+      const Location loc = locations_[id];
+      auto& out = loc.is_source ? sources.updates : targets.updates;
+      for (const auto& [time, diff] : ports_[id].pending.view())
+        if (diff != 0) out.emplace_back(loc.node, loc.port, time, diff);
+    }
+    if (!sources.updates.empty()) logger_->log(std::move(sources));
+    if (!targets.updates.empty()) logger_->log(std::move(targets));
+  }
   // 1. Buffered pointstamp updates, filtered through each location's pointstamp antichain to
   //    discrete frontier changes; those seed the worklist and the scope-output projections.
   for (const auto id : dirty_) {

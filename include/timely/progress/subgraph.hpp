@@ -35,6 +35,7 @@
 #include <timely/progress/operate.hpp>
 #include <timely/progress/reachability.hpp>
 #include <timely/progress/timestamp.hpp>
+#include <timely/progress/type_name.hpp>
 #include <timely/progress/validate.hpp>
 #include <timely/scheduling/activations.hpp>
 #include <timely/worker_state.hpp>
@@ -50,11 +51,16 @@ class Subgraph;
 template <Timestamp T>
 class SubgraphBuilder {
  public:
-  /// A builder for the scope at `address`. `parent` identifies the enclosing scope's builder
-  /// (null for a top-level dataflow) and `index` is this scope's operator index in it.
-  SubgraphBuilder(WorkerState& worker, scheduling::Path address, std::string name,
+  /// A builder for the scope at `address` whose operator id (in its parent, or as a dataflow)
+  /// is `identifier`. `parent` identifies the enclosing scope's builder (null for a top-level
+  /// dataflow).
+  SubgraphBuilder(WorkerState& worker, scheduling::Path address, std::string name, std::size_t identifier,
                   const void* parent = nullptr)
-      : worker_(worker), address_(std::move(address)), name_(std::move(name)), parent_(parent) {}
+      : worker_(worker),
+        address_(std::move(address)),
+        name_(std::move(name)),
+        identifier_(identifier),
+        parent_(parent) {}
 
   [[nodiscard]] WorkerState& worker() noexcept { return worker_; }
   [[nodiscard]] const scheduling::Path& address() const noexcept { return address_; }
@@ -106,6 +112,7 @@ class SubgraphBuilder {
   WorkerState& worker_;
   scheduling::Path address_;
   std::string name_;
+  std::size_t identifier_;
   const void* parent_;
   std::vector<Slot> children_;  // index i is children_[i - 1]
   std::vector<std::pair<Source, Target>> edges_;
@@ -127,6 +134,11 @@ class Subgraph final : public Operate<TOuter> {
   /// \throws BuildError if an operator slot was left empty or the graph has a cycle along which
   /// times do not strictly advance.
   explicit Subgraph(SubgraphBuilder<TInner>&& builder);
+  Subgraph(const Subgraph&) = delete;
+  Subgraph& operator=(const Subgraph&) = delete;
+  /// Logs the shutdown of every operator still running and retracts the tracker's counts (a
+  /// dropped dataflow), when those streams are logged.
+  ~Subgraph() override;
 
   const std::string& name() const override { return name_; }
   std::size_t inputs() const override { return inputs_.size(); }
@@ -162,10 +174,12 @@ class Subgraph final : public Operate<TOuter> {
   void run_child(std::size_t index);
   void extract_progress(std::size_t index);
   void send_progress();
+  void log_summary(std::size_t global, const Connectivity<SummaryOf<TInner>>& connectivity);
 
   WorkerState& worker_;
   scheduling::Path address_;
   std::string name_;
+  std::size_t identifier_;
   std::vector<Child> children_;  // children_[0] is the scope boundary
   Tracker<TInner> tracker_;
   ChangeBatch<Pointstamp<TInner>> local_pointstamp_;
@@ -177,6 +191,8 @@ class Subgraph final : public Operate<TOuter> {
   std::size_t incomplete_count_ = 0;
   std::vector<std::size_t> channels_;
   std::optional<logging::Logger<logging::TimelyEvent>> logger_;
+  std::optional<logging::Logger<logging::FrontierEvent<TInner>>> frontier_logger_;
+  std::optional<logging::Logger<logging::OperatesSummaryEvent<SummaryOf<TInner>>>> summary_logger_;
   // The parent-facing side.
   std::vector<std::shared_ptr<ChangeBatch<TInner>>> inputs_;
   std::vector<MutableAntichain<TOuter>> output_capabilities_;
@@ -226,6 +242,7 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
     : worker_(builder.worker_),
       address_(builder.address_),
       name_(std::move(builder.name_)),
+      identifier_(builder.identifier_),
       channels_(std::move(builder.channels_)),
       inputs_(std::move(builder.inputs_)),
       output_capabilities_(builder.outputs_),
@@ -239,7 +256,12 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
   children_[0].incomplete = false;
   Builder<TInner> graph;
   graph.add_node(0, scope_outputs, scope_inputs, {});
-  logger_ = worker_.log_registry().template get<logging::TimelyEvent>("timely");
+  auto& registry = worker_.log_registry();
+  logger_ = registry.template get<logging::TimelyEvent>("timely");
+  frontier_logger_ =
+      registry.template get<logging::FrontierEvent<TInner>>("timely/frontier/" + type_name<TInner>());
+  summary_logger_ = registry.template get<logging::OperatesSummaryEvent<SummaryOf<TInner>>>(
+      "timely/summary/" + type_name<SummaryOf<TInner>>());
   for (std::size_t i = 1; i < n; ++i) {
     auto& op = builder.children_[i - 1].op;
     if (!op)
@@ -259,6 +281,7 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
       path.push_back(i);
       logger_->log(logging::OperatesEvent{child.global, std::move(path), op->name()});
     }
+    if (summary_logger_) log_summary(child.global, op->connectivity());
     child.op = std::move(op);
   }
   for (const auto& [source, target] : builder.edges_) {
@@ -270,6 +293,9 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
                      "; a loop must advance timestamps (use a feedback edge with a non-zero summary)");
   auto [tracker, summary] = graph.build();
   tracker_ = std::move(tracker);
+  if (auto reachability =
+          registry.template get<logging::TrackerEvent<TInner>>("timely/reachability/" + type_name<TInner>()))
+    tracker_.set_logger(identifier_, std::move(*reachability));
   connectivity_.assign(scope_inputs, PortConnectivity<SummaryOf<TOuter>>{});
   for (std::size_t i = 0; i < scope_inputs; ++i)
     for (const auto& [j, summaries] : summary[i])
@@ -279,11 +305,18 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
   // minimum): they go straight into the tracker and are never exchanged.
   for (std::size_t i = 1; i < n; ++i) {
     auto& internals = children_[i].progress->internals;
-    for (std::size_t o = 0; o < internals.size(); ++o)
+    for (std::size_t o = 0; o < internals.size(); ++o) {
+      std::optional<logging::FrontierEvent<TInner>> held;
+      if (frontier_logger_ && children_[i].local)
+        held.emplace(logging::FrontierEvent<TInner>{children_[i].global, o, false, {}});
       internals[o].drain([&](const TInner& t, std::int64_t d) {
         tracker_.update_source(Source{i, o}, t, d);
         if constexpr (validate_progress) validator_.fold_source(Source{i, o}, t, d);
+        // Every worker's instance holds one of these (the count is theirs together).
+        if (held) held->updates.emplace_back(t, d / static_cast<std::int64_t>(worker_.peers()));
       });
+      if (held && !held->updates.empty()) frontier_logger_->log(std::move(*held));
+    }
   }
   // What the contents imply at the scope outputs are the scope's own initial capabilities.
   tracker_.propagate_all();
@@ -293,7 +326,7 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
           R::to_outer(t), d, [&](const TOuter& o, std::int64_t c) { progress_.internals[j].update(o, c); });
     });
 
-  progcaster_.emplace(worker_, address_);
+  progcaster_.emplace(worker_, address_, identifier_);
   channels_.push_back(progcaster_->channel());
 
   incomplete_count_ = n - 1;
@@ -304,6 +337,27 @@ requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::Subgraph(SubgraphBu
     path.push_back(i);
     worker_.activations()->activate(path);
   }
+}
+
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter> Subgraph<TOuter, TInner>::~Subgraph() {
+  if (logger_)
+    for (std::size_t i = 1; i < children_.size(); ++i)
+      if (children_[i].op) logger_->log(logging::ShutdownEvent{children_[i].global});
+  tracker_.log_retractions();
+}
+
+template <Timestamp TOuter, Timestamp TInner>
+requires RefinesTo<TInner, TOuter>
+void Subgraph<TOuter, TInner>::log_summary(std::size_t global,
+                                           const Connectivity<SummaryOf<TInner>>& connectivity) {
+  logging::OperatesSummaryEvent<SummaryOf<TInner>> event{global, {}};
+  event.summary.resize(connectivity.size());
+  for (std::size_t i = 0; i < connectivity.size(); ++i)
+    for (const auto& [output, summaries] : connectivity[i])
+      event.summary[i].emplace_back(output,
+                                    std::vector<SummaryOf<TInner>>(summaries.begin(), summaries.end()));
+  summary_logger_->log(std::move(event));
 }
 
 template <Timestamp TOuter, Timestamp TInner>
@@ -386,10 +440,19 @@ void Subgraph<TOuter, TInner>::propagate_pointstamps() {
   touched_.clear();
   std::size_t last_activated = 0;  // node 0 is never activated here
   // Net changes per input, none cancelling (see Tracker::pushed_changes): no need to compact.
+  std::optional<logging::FrontierEvent<TInner>> event;  // the (node, port) being logged
   tracker_.pushed_changes().drain_raw([&](const auto& key, std::int64_t diff) {
     const auto& [node, port, time] = key;
     if (node == 0) return;  // a scope output: reported through output_changes below
     auto& child = children_[node];
+    if (frontier_logger_) {
+      if (event && (event->id != child.global || event->port != port)) {
+        frontier_logger_->log(std::move(*event));
+        event.reset();
+      }
+      if (!event) event.emplace(logging::FrontierEvent<TInner>{child.global, port, true, {}});
+      event->updates.emplace_back(time, diff);
+    }
     if (!child.op)
       throw ProgressError("timely: progress error in scope '" + name_ +
                           "': " + validator_.describe_operator(node) + " was shut down, but its input " +
@@ -409,8 +472,12 @@ void Subgraph<TOuter, TInner>::propagate_pointstamps() {
       if (node != last_activated) temp_active_.push(node);  // changes come grouped by node
       last_activated = node;
     }
-    if (touched_.empty() || touched_.back() != node) touched_.push_back(node);
+    if (touched_.empty() || touched_.back() != node) {
+      touched_.push_back(node);
+      if (logger_) logger_->log(logging::PushProgressEvent{child.global});
+    }
   });
+  if (event) frontier_logger_->log(std::move(*event));
   // Operators whose inputs are complete and that hold nothing get a chance to shut down.
   for (auto node : touched_)
     if (tracker_.inputs_complete(node) && tracker_.capability_count(node) == 0) temp_active_.push(node);
@@ -450,6 +517,7 @@ void Subgraph<TOuter, TInner>::run_child(std::size_t index) {
     // Nothing can reach this operator any more and it holds nothing: drop it.
     child.op.reset();
     child.progress = nullptr;
+    if (logger_) logger_->log(logging::ShutdownEvent{child.global});
   }
 }
 
@@ -466,10 +534,16 @@ void Subgraph<TOuter, TInner>::extract_progress(std::size_t index) {
     p.consumeds[i].drain_raw([&](const TInner& t, std::int64_t n) {
       batch.update(Pointstamp<TInner>{Location::of(Target{index, i}), t}, -n);
     });
-  for (std::size_t o = 0; o < p.internals.size(); ++o)
+  for (std::size_t o = 0; o < p.internals.size(); ++o) {
+    if (frontier_logger_ && child.local && !p.internals[o].empty()) {
+      logging::FrontierEvent<TInner> event{child.global, o, false, {}};
+      for (const auto& [t, d] : p.internals[o].view()) event.updates.emplace_back(t, d);
+      if (!event.updates.empty()) frontier_logger_->log(std::move(event));
+    }
     p.internals[o].drain_raw([&](const TInner& t, std::int64_t d) {
       batch.update(Pointstamp<TInner>{Location::of(Source{index, o}), t}, d);
     });
+  }
   for (std::size_t o = 0; o < p.produceds.size(); ++o)
     p.produceds[o].drain([&](const TInner& t, std::int64_t n) {
       for (const auto& target : child.edges[o]) {

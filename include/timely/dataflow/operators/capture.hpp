@@ -286,7 +286,7 @@ void capture_into(const StreamCore<T, C>& stream, Sink sink) {
   const std::size_t global = scope.worker().new_identifier();
   const std::size_t channel = scope.worker().new_identifier();
   auto [pusher, puller] = Pipeline{}.template connect<T, C>(scope.worker(), channel);
-  stream.connect_to(progress::Target{index, 0}, std::move(pusher));
+  stream.connect_to(progress::Target{index, 0}, std::move(pusher), channel);
   scope.builder().register_channel(channel, index);
   scope.builder().add_operator(
       index, global,

@@ -104,9 +104,13 @@ struct Enter {
     auto [port, entered] = inner.builder().new_input();
     auto tee = std::make_shared<Tee<TInner, C>>();
     scheduling::Activator activator(inner.worker().activations(), inner.address());
+    const std::size_t channel = inner.worker().new_identifier();
     stream.connect_to(
         progress::Target{inner.index_in_parent(), port},
-        std::make_unique<dataflow::detail::IngressPusher<TOuter, TInner, C>>(tee, entered, activator));
+        logged_boundary<TOuter, C>(
+            inner.worker(), channel,
+            std::make_unique<dataflow::detail::IngressPusher<TOuter, TInner, C>>(tee, entered, activator)),
+        channel);
     return StreamCore<TInner, C>(inner, progress::Source{0, port}, tee);
   }
 };
@@ -122,8 +126,12 @@ struct Leave {
                        "' is not a direct child of the given scope");
     const auto port = stream.scope().builder().new_output();
     auto tee = std::make_shared<Tee<TOuter, C>>();
-    stream.connect_to(progress::Target{0, port},
-                      std::make_unique<dataflow::detail::EgressPusher<TOuter, TInner, C>>(tee));
+    const std::size_t channel = outer.worker().new_identifier();
+    stream.connect_to(
+        progress::Target{0, port},
+        logged_boundary<TInner, C>(outer.worker(), channel,
+                                   std::make_unique<dataflow::detail::EgressPusher<TOuter, TInner, C>>(tee)),
+        channel);
     return StreamCore<TOuter, C>(outer, progress::Source{stream.scope().index_in_parent(), port}, tee);
   }
 };
