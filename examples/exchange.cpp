@@ -1,6 +1,6 @@
 // exchange: the data-plane benchmark. Each round every worker sends BATCH records, exchanged by
 // value, and waits for the round to complete; prints each worker's time and record rate.
-//   exchange BATCH ROUNDS [--strings] [--columnar] [-w N]
+//   exchange BATCH ROUNDS [--strings] [--columnar] [--quiet] [-w N]
 // Records are u64s, or with --strings (u64, string of 5 to 15 bytes) pairs. They travel in
 // std::vector batches, or with --columnar in columnar batches (timely/container/columnar.hpp:
 // one column per field, strings as offsets and one byte buffer, read in place on receipt).
@@ -16,6 +16,7 @@
 #include <timely/timely.hpp>
 
 #include "common.hpp"
+#include "progress_line.hpp"
 
 using namespace timely::dataflow::operators;
 
@@ -28,7 +29,7 @@ constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO
 std::string_view text_of(std::uint64_t i) { return kLetters.substr(i % 32, 5 + i % 11); }
 
 template <class Record, class C>
-void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds) {
+void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, bool quiet) {
   timely::InputHandleCore<std::uint64_t, C> input;
   timely::ProbeHandle<std::uint64_t> probe;
   worker.dataflow<std::uint64_t>([&](auto& scope) {
@@ -42,6 +43,8 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds) {
   // Local copies: the records are u64s too, so the compiler must otherwise assume that each
   // record stored could change `batch` (captured by reference) and reload it every time.
   const std::uint64_t records_per_round = batch, round_count = rounds;
+  examples::ProgressLine progress("exchange", "rounds", static_cast<double>(round_count),
+                                  !quiet && worker.index() == 0);
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t round = 0; round < round_count; ++round) {
     for (std::uint64_t i = 0; i < records_per_round; ++i) {
@@ -54,7 +57,9 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds) {
     }
     input.advance_to(round + 1);
     while (probe.less_than(input.time())) worker.step();
+    progress.update(static_cast<double>(round + 1));
   }
+  progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double records = static_cast<double>(batch * rounds);
   std::printf("worker %zu: %.0f records in %.3f s: %.3e records/s\n", worker.index(), records, seconds,
@@ -64,10 +69,11 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return examples::guarded_main("exchange", "BATCH ROUNDS [--strings] [--columnar] [-w N]", [&] {
+  return examples::guarded_main("exchange", "BATCH ROUNDS [--strings] [--columnar] [--quiet] [-w N]", [&] {
     std::vector<char*> args(argv, argv + argc);
     const bool strings = examples::take_switch(args, "--strings");
     const bool columnar = examples::take_switch(args, "--columnar");
+    const bool quiet = examples::take_switch(args, "--quiet");
     auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
     if (config.positional.size() != 2) throw timely::ConfigError("expected BATCH and ROUNDS");
     const auto batch = examples::parse_count(config.positional[0], "BATCH");
@@ -75,13 +81,13 @@ int main(int argc, char** argv) {
     namespace columns = timely::container::columnar;
     timely::execute(config, [&](timely::Worker& worker) {
       if (strings && columnar)
-        run<Text, columns::Batch<Text>>(worker, batch, rounds);
+        run<Text, columns::Batch<Text>>(worker, batch, rounds, quiet);
       else if (strings)
-        run<Text, std::vector<Text>>(worker, batch, rounds);
+        run<Text, std::vector<Text>>(worker, batch, rounds, quiet);
       else if (columnar)
-        run<std::uint64_t, columns::Batch<std::uint64_t>>(worker, batch, rounds);
+        run<std::uint64_t, columns::Batch<std::uint64_t>>(worker, batch, rounds, quiet);
       else
-        run<std::uint64_t, std::vector<std::uint64_t>>(worker, batch, rounds);
+        run<std::uint64_t, std::vector<std::uint64_t>>(worker, batch, rounds, quiet);
     });
   });
 }

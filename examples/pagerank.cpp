@@ -28,10 +28,12 @@
 #include "graph_common.hpp"
 #include "pagerank_dataflow.hpp"
 #include "pagerank_incremental.hpp"
+#include "progress_line.hpp"
 
 namespace {
 constexpr const char* kUsage =
-    "NODES EDGES [--rounds R] [-w N] | --graph FILE [--iterations K] [--undirected] [-w N]";
+    "NODES EDGES [--rounds R] [--quiet] [-w N] | --graph FILE [--iterations K] [--undirected] [--quiet] [-w "
+    "N]";
 constexpr std::size_t kTop = 10;
 constexpr std::uint64_t kDefaultIterations = 20;
 constexpr std::uint64_t kDefaultRounds = 999;
@@ -67,7 +69,8 @@ std::optional<std::uint64_t> take_rounds(std::vector<char*>& args) {
 }
 
 /// The random mode: the reference's incremental computation.
-void run_incremental(const graphs::GraphInput& graph, const timely::Config& config, std::uint64_t rounds) {
+void run_incremental(const graphs::GraphInput& graph, const timely::Config& config, std::uint64_t rounds,
+                     bool quiet) {
   using namespace timely::dataflow::operators;
   namespace inc = pagerank::incremental;
   const auto start = std::chrono::steady_clock::now();
@@ -86,7 +89,10 @@ void run_incremental(const graphs::GraphInput& graph, const timely::Config& conf
         last = r.round;
       });
     });
-    inc::feed(worker, input, probe, graph.nodes(), graph.edges(), rounds);
+    examples::ProgressLine progress("pagerank", "rounds", static_cast<double>(rounds),
+                                    !quiet && worker.index() == 0);
+    inc::feed(worker, input, probe, graph.nodes(), graph.edges(), rounds,
+              [&](std::uint64_t round) { progress.update(static_cast<double>(round)); });
   });
   const auto end = std::chrono::steady_clock::now();
   std::fflush(stdout);
@@ -104,6 +110,7 @@ int main(int argc, char** argv) {
   return examples::guarded_main("pagerank", kUsage, [&] {
     using namespace timely::dataflow::operators;
     std::vector<char*> args(argv, argv + argc);
+    const bool quiet = examples::take_switch(args, "--quiet");
     const auto rounds = take_rounds(args);
     auto parsed = graphs::parse_args(static_cast<int>(args.size()), args.data(),
                                      graphs::kGraph | graphs::kIterations | graphs::kUndirected);
@@ -116,7 +123,7 @@ int main(int argc, char** argv) {
       const auto graph = graphs::graph_from(flags, config, 2, "NODES EDGES");
       if (graph.nodes() == 0 && rounds.value_or(kDefaultRounds) > 0)
         throw timely::ConfigError("rounds of random edge changes need NODES >= 1 (or --rounds 0)");
-      run_incremental(graph, config, rounds.value_or(kDefaultRounds));
+      run_incremental(graph, config, rounds.value_or(kDefaultRounds), quiet);
       return;
     }
     if (rounds)
@@ -132,10 +139,14 @@ int main(int argc, char** argv) {
     std::vector<std::vector<pagerank::Ranked>> best(config.workers);
     timely::execute(config, [&](timely::Worker& worker) {
       auto& mine = best[worker.index() % config.workers];  // this process's workers only
+      std::uint32_t completed = 0;
       worker.dataflow<pagerank::Time>([&](auto& scope) {
-        auto ranked = pagerank::ranks(scope, graph, static_cast<pagerank::Round>(iterations));
+        auto ranked = pagerank::ranks(scope, graph, static_cast<pagerank::Round>(iterations), &completed);
         pagerank::top(ranked, kTop) | inspect([&mine](const pagerank::Ranked& r) { mine.push_back(r); });
       });
+      examples::ProgressLine progress("pagerank", "iterations", static_cast<double>(iterations),
+                                      !quiet && worker.index() == 0);
+      while (worker.step_or_park(std::chrono::milliseconds(100))) progress.update(completed);
     });
     const auto end = std::chrono::steady_clock::now();
 

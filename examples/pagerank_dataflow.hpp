@@ -202,9 +202,10 @@ struct State {
 /// PageRank over `graph` for `iterations` iterations: every node's rank, once, when the
 /// computation is done, at time 0. Build it in a top-level scope with timestamps `Time`; `graph`
 /// must outlive the dataflow (each worker reads its nodes' out-edges from it when the dataflow is
-/// built).
+/// built). If `completed` is given, this worker writes there each iteration it completes.
 template <class Scope>
-timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph, std::uint32_t iterations) {
+timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph, std::uint32_t iterations,
+                                   std::uint32_t* completed = nullptr) {
   using namespace timely::dataflow::operators;
   return scope.template iterative<Round>([&](auto& inner) {
     auto [handle, cycle] = loop_variable<Share>(inner);
@@ -229,7 +230,7 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph
       // leave the loop, where only the outer time counts).
       state.build_graph(graph);
       return [state = std::move(state), share_in = std::move(share_in), share_out = std::move(share_out),
-              rank_out = std::move(rank_out),
+              rank_out = std::move(rank_out), completed,
               start = std::optional<timely::Capability<Inner>>(std::move(caps[0])),
               finish = std::optional<timely::Capability<Inner>>(std::move(caps[1]))]() mutable {
         share_in.for_each([&](const timely::InputCapability<Inner>& cap, std::vector<Share>& batch) {
@@ -259,6 +260,7 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph
           const double base = (1.0 - kDamping) / n + kDamping * p.spread / n;
           for (std::size_t s = 0; s < state.rank.size(); ++s) state.rank[s] = base + kDamping * p.incoming[s];
           state.spare = std::move(p.incoming);
+          if (completed) *completed = p.cap.time().inner;
           if (p.cap.time().inner < state.iterations) {
             state.send_shares(share_out, p.cap);
           } else if (finish) {

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -341,11 +342,12 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
 
 /// Runs the reference's input through `input` on worker `worker`: round 0 this worker's share of
 /// the `edges` random edges, then `rounds` rounds of one added and one removed edge (each on
-/// worker r % peers), stepping the worker until `probe` has passed each round; closes `input`.
+/// worker r % peers), stepping the worker until `probe` has passed each round and then calling
+/// `on_round(r)`, if given; closes `input`.
 /// \throws std::invalid_argument if there are edges or rounds but no nodes.
 template <class Input, class Probe>
 void feed(timely::Worker& worker, Input& input, const Probe& probe, std::uint64_t nodes, std::uint64_t edges,
-          std::uint64_t rounds) {
+          std::uint64_t rounds, const std::function<void(std::uint64_t)>& on_round = {}) {
   if (nodes == 0 && (edges > 0 || rounds > 0))
     throw std::invalid_argument("pagerank: random edges (" + std::to_string(edges) + ", and " +
                                 std::to_string(rounds) + " rounds of changes) need at least one node");
@@ -361,6 +363,7 @@ void feed(timely::Worker& worker, Input& input, const Probe& probe, std::uint64_
     }
     input.advance_to(r + 1);
     while (probe.less_than(input.time())) worker.step();
+    if (on_round) on_round(r);
   }
   input.close();
 }

@@ -20,6 +20,7 @@
 #include <timely/timely.hpp>
 
 #include "common.hpp"
+#include "progress_line.hpp"
 #include "wordcount_dataflow.hpp"
 
 namespace wordcount {
@@ -61,12 +62,15 @@ std::string read_share(const std::string& path, std::size_t index, std::size_t p
   return text;
 }
 
-/// Runs the example called `name` with arguments `[FILE] [-w N]` (FILE defaults to
-/// `default_text`); `build(worker, input, probe, latest)` makes the dataflow.
+/// Runs the example called `name` with arguments `[FILE] [--quiet] [-w N]` (FILE defaults to
+/// `default_text`; --quiet: no progress line); `build(worker, input, probe, latest)` makes the
+/// dataflow.
 template <class Build>
 int main(int argc, char** argv, const char* name, const char* default_text, Build build) {
-  return examples::guarded_main(name, "[FILE] [-w N]", [&] {
-    auto config = timely::Config::from_args(argc, argv);
+  return examples::guarded_main(name, "[FILE] [--quiet] [-w N]", [&] {
+    std::vector<char*> args(argv, argv + argc);
+    const bool quiet = examples::take_switch(args, "--quiet");
+    auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
     if (config.positional.size() > 1) throw timely::ConfigError("expected at most one FILE");
     const std::string path = config.positional.empty() ? default_text : config.positional[0];
     {
@@ -92,6 +96,8 @@ int main(int argc, char** argv, const char* name, const char* default_text, Buil
       build(worker, input, probe, latest);
 
       const std::string text = read_share(path, worker.index(), worker.peers());
+      examples::ProgressLine progress(name, "bytes", static_cast<double>(text.size()),
+                                      !quiet && worker.index() == 0);
       // Lines go in chunks of up to kLinesPerChunk (a chunk is text too, cut at line ends), so
       // that a batch holds many lines and allocates one string per chunk.
       std::uint64_t lines = 0;
@@ -110,10 +116,12 @@ int main(int argc, char** argv, const char* name, const char* default_text, Buil
           input.advance_to(input.time() + 1);
           // Keep at most two epochs in flight.
           while (input.time() >= 2 && probe.less_than(input.time() - 1)) worker.step();
+          progress.update(static_cast<double>(pos));
         }
       }
       input.close();
       while (!probe.done()) worker.step();
+      progress.finish();
       // Each worker formats its own words' lines (in parallel, and without copying the map).
       Part part;
       part.lines.reserve(latest.size() * 16);
