@@ -83,7 +83,9 @@ class FileSinkState {
       : path_(path),
         start_(options.start),
         buffer_bytes_(options.buffer_bytes),
-        max_payload_(options.max_frame_payload) {
+        max_payload_(options.max_frame_payload),
+        flush_interval_(options.flush_interval),
+        last_write_(std::chrono::steady_clock::now()) {
     if (max_payload_ == 0 || max_payload_ > kMaxFramePayload)
       throw LogFileError(path_, std::nullopt,
                          "a frame payload limit of " + std::to_string(max_payload_) +
@@ -183,6 +185,14 @@ class FileSinkState {
     throw_if_failed();
   }
 
+  // A logger's flush: written unless the last write is more recent than the interval.
+  void flush_batch_end() {
+    if (flush_interval_.count() > 0 && !failed() &&
+        std::chrono::steady_clock::now() - last_write_ < flush_interval_)
+      return;
+    flush();
+  }
+
   void close() {
     if (fd_ < 0) return;
     if (!failed()) {
@@ -251,6 +261,7 @@ class FileSinkState {
     }
     written_ += done;
     buffer_.clear();
+    if (flush_interval_.count() > 0) last_write_ = std::chrono::steady_clock::now();
   }
 
   void fail(std::string what) noexcept {
@@ -266,6 +277,8 @@ class FileSinkState {
   std::chrono::steady_clock::time_point start_;
   std::size_t buffer_bytes_;
   std::uint32_t max_payload_;
+  Duration flush_interval_;
+  std::chrono::steady_clock::time_point last_write_;  // of the last write_out
   int fd_ = -1;
   std::vector<std::byte> buffer_;  // frames not yet written
   std::uint64_t written_ = 0;      // bytes written to the file
@@ -289,7 +302,7 @@ Encoder sink_begin_batch(FileSinkState& state, std::uint32_t stream, Duration no
 void sink_end_event(FileSinkState& state) { state.end_event(); }
 void sink_finish_batch(FileSinkState& state) { state.finish_batch(); }
 bool sink_failed(const FileSinkState& state) noexcept { return state.failed(); }
-void sink_flush(FileSinkState& state) { state.flush(); }
+void sink_flush(FileSinkState& state) { state.flush_batch_end(); }
 
 }  // namespace detail
 

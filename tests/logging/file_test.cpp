@@ -340,6 +340,27 @@ TEST_CASE("a file written by real Logger flushes replays the logger's batches", 
   CHECK(users == std::vector<std::string>{"between"});
 }
 
+TEST_CASE("with a flush interval, a logger's flush writes only once the interval has passed",
+          "[logging][file]") {
+  TempPath file;
+  FileSink::Options options;
+  options.flush_interval = std::chrono::hours(1);
+  FileSink sink(file.path(), options);
+  Logger<TimelyEvent> logger(options.start, sink.action<TimelyEvent>("timely"), 1024);
+  logger.log(ShutdownEvent{1});
+  logger.flush();
+  CHECK(std::filesystem::file_size(file.path()) == 0);  // not even the header: nothing written yet
+  sink.flush();                                         // the sink's own flush always writes
+  std::size_t seen = 0;
+  FileReader reader(file.path(), FileReader::Options{.accept_unclosed = true});
+  reader.on<TimelyEvent>("timely", [&](Duration, TimelyEvent& e) {
+    CHECK(e == TimelyEvent{ShutdownEvent{1}});
+    ++seen;
+  });
+  reader.run();
+  CHECK(seen == 1);
+}
+
 TEST_CASE("the file has the documented layout", "[logging][file]") {
   TempPath file;
   write_small_file(file.path());

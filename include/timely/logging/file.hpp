@@ -123,8 +123,9 @@ void sink_flush(FileSinkState& state);
 /// Each non-empty batch becomes one batch frame (several if it encodes to more than
 /// `Options::max_frame_payload` bytes). Frames collect in memory and go to the file when
 /// `Options::buffer_bytes` have collected, when an action sees an empty batch (a logger's
-/// `flush()`), on `flush()` and `close()`, and when the last of the sink and its actions is
-/// destroyed (the file is closed then, with its end frame, if `close()` was not called).
+/// `flush()`; at most once per `Options::flush_interval`), on `flush()` and `close()`, and when
+/// the last of the sink and its actions is destroyed (the file is closed then, with its end
+/// frame, if `close()` was not called).
 ///
 /// Errors: a failed write is remembered, and is thrown as `LogFileError` (naming the file and
 /// the system's reason) from the next empty batch, `flush()` or `close()`, and from every one
@@ -145,6 +146,11 @@ class FileSink {
     std::size_t buffer_bytes = std::size_t{1} << 20;
     /// The largest payload of a batch frame, at most `kMaxFramePayload`.
     std::uint32_t max_frame_payload = kMaxFramePayload;
+    /// An empty batch writes the collected frames only if this long has passed since the last
+    /// write: 0 writes at every logger flush (a reader sees each step's events at once, at the
+    /// cost of a system call per step: about 1 us against 0.1 us for two events); 10 ms
+    /// bounds what a crash loses to 10 ms of events at a small fraction of that cost.
+    Duration flush_interval{0};
   };
 
   /// Creates (or truncates) the file at `path` and writes its header (to memory: the first
