@@ -78,6 +78,9 @@ struct Config {
   /// `-p I`/`--process I`, `-h FILE`/`--hostfile FILE` (one `host:port` a line), `-r`/`--report`,
   /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--help`. Positional arguments
   /// are collected in `positional` and left to the program. `argv[0]` is the program name.
+  /// `-r` sets `network.report` to write the transport's connection reports to standard error,
+  /// "timely: ..." a line: the only output of the library, and only on this request (replace
+  /// `network.report` to send them elsewhere).
   /// \throws ConfigError naming the bad argument (unknown flag, missing or non-numeric value,
   /// zero workers, a process index not below P, an unreadable or malformed hostfile);
   /// HelpRequested with the usage text for `--help`.
