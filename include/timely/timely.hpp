@@ -21,6 +21,7 @@
 #include <timely/dataflow/stream.hpp>
 
 #include <timely/dataflow/operators/aggregate.hpp>
+#include <timely/dataflow/operators/batch_logger.hpp>
 #include <timely/dataflow/operators/branch.hpp>
 #include <timely/dataflow/operators/broadcast.hpp>
 #include <timely/dataflow/operators/capture.hpp>
