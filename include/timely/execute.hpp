@@ -1,7 +1,7 @@
 /// \file
 /// Entry points: `Config` (how many workers and processes, which progress mode), `Config::from_args`
 /// (the worker arguments `-w N`, `-n P`, `-p I`, `-h FILE`, `-r`, `--connect-timeout S`,
-/// `--progress-mode eager|demand`, `--help`), `execute(config, closure)`,
+/// `--progress-mode eager|demand`, `--log-file PATTERN`, `--help`), `execute(config, closure)`,
 /// `execute_from_args(argc, argv, closure)` and `execute_directly(closure)`.
 ///
 /// `execute` starts `config.workers` worker threads in this process (connecting first to the
@@ -15,6 +15,32 @@
 /// The threads, the connections and the failure handling are the communication library's
 /// (`communication::initialize`, timely/communication/initialize.hpp); `execute` gives each
 /// worker thread a `Worker` over its allocator.
+///
+/// # Log sinks
+///
+/// Before a worker runs the closure (so before it builds any dataflow: loggers are looked up
+/// when a scope is built), `execute` registers these, as the reference does:
+/// - `TIMELY_WORKER_LOG_ADDR=host:port` in the environment: each worker connects there (one
+///   connection per worker, retried within `network.connect_timeout`) and streams its "timely"
+///   events through `dataflow::BatchLogger` and an `EventWriter` (the capture format,
+///   capture_format.hpp; records `LogRecord<logging::TimelyEvent>` on `Duration` times), so a
+///   collector can replay them (examples/logging_recv.cpp).
+/// - `TIMELY_PROGRESS_LOG_ADDR=host:port`: the same for "timely/progress/u64", the progress
+///   batches of the `std::uint64_t`-timed scopes (dataflows on `u64` times; nested scopes with
+///   other timestamps are not streamed), records `LogRecord<logging::ProgressEvent<u64>>`.
+/// - `TIMELY_COMM_LOG_ADDR` is not read: the communication layer logs no events yet.
+/// - `Config::log_file` (`--log-file PATTERN`): each worker writes "timely" and the `u64`
+///   streams ("timely/progress/u64", "timely/reachability/u64", "timely/summary/u64",
+///   "timely/frontier/u64") to a `logging::FileSink` at PATTERN with `{process}` replaced by
+///   the process index and `{worker}` by the worker's index (in the whole computation); read it
+///   back with `logging::FileReader`. Files are written at most every 10 ms (and at the end),
+///   so logging costs little per step.
+/// A stream with a file and a connection goes to both. `execute_directly` registers none.
+/// Errors: a malformed address is a `ConfigError`, and a connection not made in time a
+/// `NetworkError`, each naming the variable and the address; a pattern that would give two
+/// workers one file (no `{worker}` with several workers per process, neither `{worker}` nor
+/// `{process}` with several processes) is a `ConfigError`; a file that cannot be created or
+/// written throws `logging::LogFileError` from that worker.
 ///
 /// Source: the reference's `execute` module and `Config` (SEMANTICS.md §7.7). Thread-safety:
 /// `execute` may be called from any thread; the closure runs on each worker thread.
@@ -52,6 +78,8 @@ struct Config {
   communication::ClusterConfig network{};
   /// Settings every worker gets.
   WorkerConfig worker{};
+  /// Where each worker writes its log streams (see "Log sinks" above); empty: nowhere.
+  std::string log_file;
   /// Positional arguments `from_args` did not interpret, in order (the program's own).
   std::vector<std::string> positional;
 
@@ -76,8 +104,9 @@ struct Config {
   }
   /// Parses worker arguments: `-w N`/`--workers N` (also `--threads N`), `-n P`/`--processes P`,
   /// `-p I`/`--process I`, `-h FILE`/`--hostfile FILE` (one `host:port` a line), `-r`/`--report`,
-  /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--help`. Positional arguments
-  /// are collected in `positional` and left to the program. `argv[0]` is the program name.
+  /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--log-file PATTERN`, `--help`.
+  /// Positional arguments are collected in `positional` and left to the program. `argv[0]` is the program
+  /// name.
   /// `-r` sets `network.report` to write the transport's connection reports to standard error,
   /// "timely: ..." a line: the only output of the library, and only on this request (replace
   /// `network.report` to send them elsewhere).

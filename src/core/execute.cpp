@@ -5,11 +5,20 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include <CLI/CLI.hpp>
+
+#include <timely/communication/tcp_stream.hpp>
+#include <timely/dataflow/operators/batch_logger.hpp>
+#include <timely/dataflow/operators/capture_writer.hpp>
+#include <timely/logging/file.hpp>
+#include <timely/logging/timely_events.hpp>
+#include <timely/progress/log_codec.hpp>
 
 namespace timely {
 
@@ -24,6 +33,7 @@ struct Parsed {
   bool report = false;
   bool zerocopy = false;
   double connect_timeout = 60;
+  std::string log_file;
   std::vector<std::string> positional;
 };
 
@@ -71,6 +81,9 @@ void add_options(CLI::App& app, Parsed& p) {
                  "Seconds to wait for all processes to connect (default 60)")
       ->check(CLI::Range(0.001, 86400.0))
       ->option_text("SECONDS");
+  app.add_option("--log-file", p.log_file,
+                 "Write each worker's log streams to PATTERN, with {process} and {worker} replaced")
+      ->option_text("PATTERN");
   app.add_option("args", p.positional, "The program's own arguments");
 }
 
@@ -118,19 +131,117 @@ Config Config::from_args(int argc, const char* const* argv) {
   config.network.connect_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(parsed.connect_timeout * 1000.0 + 0.5));
   config.worker.progress_mode = parsed.mode == "eager" ? ProgressMode::Eager : ProgressMode::Demand;
+  config.log_file = std::move(parsed.log_file);
   config.positional = std::move(parsed.positional);
   return config;
 }
 
 namespace detail {
 
+namespace {
+
+namespace lg = logging;
+using U64 = std::uint64_t;
+
+/// Where the environment asks for a worker's log streams to go (see execute.hpp, "Log sinks").
+struct LogTargets {
+  std::optional<communication::Address> timely;    // TIMELY_WORKER_LOG_ADDR
+  std::optional<communication::Address> progress;  // TIMELY_PROGRESS_LOG_ADDR
+};
+
+std::optional<communication::Address> address_from_env(const char* variable) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr) return std::nullopt;
+  return communication::parse_address(text, std::string("the environment variable ") + variable);
+}
+
+/// `pattern` with every `{process}` and `{worker}` replaced.
+std::string log_file_name(std::string pattern, std::size_t process, std::size_t worker) {
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::size_t>{"{process}", process}, {"{worker}", worker}})
+    for (auto at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at))
+      pattern.replace(at, key.size(), std::to_string(value));
+  return pattern;
+}
+
+void check_log_file_pattern(const Config& config) {
+  if (config.log_file.empty()) return;
+  const bool worker = config.log_file.find("{worker}") != std::string::npos;
+  const bool process = config.log_file.find("{process}") != std::string::npos;
+  if ((config.workers > 1 && !worker) || (config.processes > 1 && !worker && !process))
+    throw ConfigError("timely: the log file pattern '" + config.log_file + "' has no {worker}, so the " +
+                      std::to_string(config.workers * config.processes) +
+                      " workers of this computation would write one file");
+}
+
+/// `first`, then `second`, on every batch (either may be empty).
+template <class E>
+lg::Action<E> both(lg::Action<E> first, lg::Action<E> second) {
+  if (!first) return second;
+  if (!second) return first;
+  return [first = std::move(first), second = std::move(second)](lg::Duration now, auto& events) {
+    first(now, events);  // a FileSink's action reads the events; a BatchLogger's takes them
+    second(now, events);
+  };
+}
+
+/// A BatchLogger streaming `E` to a connection to `address`.
+template <class E>
+lg::Action<E> connect_logger(const communication::Address& address, const Config& config,
+                             const char* variable) {
+  using Writer = dataflow::capture::EventWriter<lg::Duration, dataflow::LogRecord<E>>;
+  Writer writer(communication::connect_output_stream(address, config.network.connect_timeout, variable));
+  return dataflow::BatchLogger<E, Writer>(std::move(writer));
+}
+
+/// Registers this worker's log sinks; returns its file sink, if it has one.
+std::optional<lg::FileSink> install_log_sinks(Worker& worker, const Config& config,
+                                              const LogTargets& targets) {
+  auto& registry = worker.log_register();
+  std::optional<lg::FileSink> file;
+  lg::Action<lg::TimelyEvent> timely;
+  lg::Action<lg::ProgressEvent<U64>> progress;
+  if (!config.log_file.empty()) {
+    lg::FileSink::Options options;
+    options.process = config.process_index;
+    options.worker = worker.index() % config.workers;
+    options.start = registry.start();
+    options.flush_interval = std::chrono::milliseconds(10);
+    file.emplace(log_file_name(config.log_file, config.process_index, worker.index()), options);
+    timely = file->action<lg::TimelyEvent>("timely");
+    progress = file->action<lg::ProgressEvent<U64>>("timely/progress/u64");
+    file->insert<lg::TrackerEvent<U64>>(registry, "timely/reachability/u64");
+    file->insert<lg::OperatesSummaryEvent<U64>>(registry, "timely/summary/u64");
+    file->insert<lg::FrontierEvent<U64>>(registry, "timely/frontier/u64");
+  }
+  if (targets.timely)
+    timely = both(std::move(timely),
+                  connect_logger<lg::TimelyEvent>(*targets.timely, config, "TIMELY_WORKER_LOG_ADDR"));
+  if (targets.progress)
+    progress = both(std::move(progress), connect_logger<lg::ProgressEvent<U64>>(*targets.progress, config,
+                                                                                "TIMELY_PROGRESS_LOG_ADDR"));
+  if (timely) registry.insert<lg::TimelyEvent>("timely", std::move(timely));
+  if (progress) registry.insert<lg::ProgressEvent<U64>>("timely/progress/u64", std::move(progress));
+  return file;
+}
+
+}  // namespace
+
 void run_workers(const Config& config, const std::function<void(Worker&)>& body) {
   auto worker_config = config.worker;
   if (!worker_config.log_start) worker_config.log_start = std::chrono::steady_clock::now();
+  check_log_file_pattern(config);
+  const LogTargets targets{address_from_env("TIMELY_WORKER_LOG_ADDR"),
+                           address_from_env("TIMELY_PROGRESS_LOG_ADDR")};
   communication::initialize(config.communication_config(), [&](communication::Allocator& allocator) {
     Worker worker(std::move(allocator), worker_config);
+    auto file = install_log_sinks(worker, config, targets);
     body(worker);
     while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
+    if (file) {
+      worker.log_register().flush();
+      file->flush();  // a failed write shows here; the end frame follows when the worker goes
+    }
   });
 }
 
