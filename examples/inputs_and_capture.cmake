@@ -3,13 +3,14 @@
 # and capture and replay between processes (capture_send, capture_recv), plus CTest smoke tests
 # on 1 and 2 workers that check what they compute, a capture_send -> capture_recv round trip
 # over TCP, and their bad arguments.
-foreach(example sequence unordered_input openloop flow_controlled capture_send capture_recv)
+foreach(example sequence unordered_input openloop flow_controlled capture_send capture_recv logging_send
+        logging_recv)
   add_executable(${example} ${example}.cpp)
   target_link_libraries(${example} PRIVATE timely::timely timely_warnings)
 endforeach()
 # The capture examples talk TCP through Boost.Asio (header-only; examples may name it, the
 # library's public headers may not).
-foreach(example capture_send capture_recv)
+foreach(example capture_send capture_recv logging_recv)
   target_link_libraries(${example} PRIVATE Boost::headers Threads::Threads)
 endforeach()
 
@@ -41,6 +42,16 @@ if(TIMELY_BUILD_TESTS)
       COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_capture.sh $<TARGET_FILE:capture_send>
               $<TARGET_FILE:capture_recv> ${workers} ${workers} ${CMAKE_CURRENT_BINARY_DIR}/capture-w${workers})
     set_tests_properties(example:capture:w${workers} PROPERTIES TIMEOUT 120)
+  endforeach()
+  # logging_send's timely logs, on 1 and 2 workers, analysed by logging_recv on 2 and 1.
+  foreach(pair "1;2" "2;1")
+    list(GET pair 0 send_workers)
+    list(GET pair 1 recv_workers)
+    add_test(NAME example:logging:${send_workers}to${recv_workers}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_logging.sh $<TARGET_FILE:logging_send>
+              $<TARGET_FILE:logging_recv> ${send_workers} ${recv_workers}
+              ${CMAKE_CURRENT_BINARY_DIR}/logging-${send_workers}to${recv_workers})
+    set_tests_properties(example:logging:${send_workers}to${recv_workers} PROPERTIES TIMEOUT 120 LABELS example)
   endforeach()
   # Two captured streams replayed by one worker.
   add_test(NAME example:capture:2to1

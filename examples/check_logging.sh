@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# logging_send -> logging_recv over TCP: starts logging_recv in the background on a free port,
+# runs logging_send against it (first with HOST:PORT as its argument, then through
+# TIMELY_WORKER_LOG_ADDR), and requires logging_recv to print per-operator totals for every
+# operator of logging_send's dataflow, each scheduled at least once. Every process runs under
+# `timeout`, so the test can never hang.
+#   check_logging.sh LOGGING_SEND LOGGING_RECV SEND_WORKERS RECV_WORKERS WORKDIR
+set -u
+if [ $# -ne 5 ]; then
+  echo "usage: $0 LOGGING_SEND LOGGING_RECV SEND_WORKERS RECV_WORKERS WORKDIR" >&2
+  exit 2
+fi
+send=$1 recv=$2 send_workers=$3 recv_workers=$4 workdir=$5
+mkdir -p "$workdir" && cd "$workdir" || exit 1
+
+pid=
+cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; fi; }
+trap cleanup EXIT
+fail() {
+  echo "check_logging: $*" >&2
+  for f in recv.out recv.err send.out send.err; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done >&2
+  exit 1
+}
+
+# start_recv: starts logging_recv on a random port (retrying if the port is taken) and waits
+# until it listens; sets `port` and `pid`.
+start_recv() {
+  local attempt i
+  for attempt in 1 2 3 4 5 6 7 8; do
+    port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    rm -f recv.out recv.err
+    timeout 60 "$recv" "$send_workers" "127.0.0.1:$port" -w "$recv_workers" >recv.out 2>recv.err &
+    pid=$!
+    for i in $(seq 1 400); do
+      grep -q "listening on" recv.out 2>/dev/null && return 0
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    grep -q "listening on" recv.out 2>/dev/null && return 0
+    wait "$pid"
+    pid=
+    grep -q "cannot listen" recv.err || fail "logging_recv did not start listening"
+  done
+  fail "no free port found in 8 attempts"
+}
+
+# check_run HOW: waits for logging_recv and checks its totals.
+check_run() {
+  local how=$1 status op
+  wait "$pid"
+  status=$?
+  pid=
+  [ $status -eq 0 ] || fail "logging_recv exited with status $status ($how)"
+  grep -q "logging_recv: replayed $send_workers log streams" recv.out || fail "logging_recv's summary is missing ($how)"
+  for op in Dataflow Input Map Exchange Probe; do
+    grep -Eq "^operator $op: [1-9][0-9]* schedulings, [0-9]+\.[0-9] us scheduled$" recv.out ||
+      fail "no totals for operator $op ($how)"
+  done
+  mv recv.out "$how-recv.out"
+  mv send.out "$how-send.out"
+}
+
+# 1. The collector's address as logging_send's argument.
+start_recv
+timeout 60 "$send" "127.0.0.1:$port" 5 -w "$send_workers" >send.out 2>send.err ||
+  fail "logging_send exited with status $? (argument)"
+check_run argument
+
+# 2. The same through the runtime's TIMELY_WORKER_LOG_ADDR.
+start_recv
+TIMELY_WORKER_LOG_ADDR="127.0.0.1:$port" timeout 60 "$send" 5 -w "$send_workers" >send.out 2>send.err ||
+  fail "logging_send exited with status $? (TIMELY_WORKER_LOG_ADDR)"
+check_run environment
+
+echo "check_logging: the logs of $send_workers workers replayed on $recv_workers workers, by argument and by environment"
