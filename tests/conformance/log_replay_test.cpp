@@ -114,6 +114,38 @@ TEST_CASE("BatchLogger: messages at the previous time, progress to now, retracti
   CHECK(!link.next());
 }
 
+namespace {
+/// A sink whose pushes fail after `good` of them.
+struct FailingSink {
+  std::shared_ptr<std::size_t> pushes = std::make_shared<std::size_t>(0);
+  std::size_t good = 0;
+  void push(Event&&) {
+    if (++*pushes > good) throw cap::FormatError(cap::FormatErrorKind::Io, 0, "the collector went away");
+  }
+};
+}  // namespace
+
+TEST_CASE("BatchLogger: a failing sink throws from flushes only, and then drops everything",
+          "[batch_logger]") {
+  FailingSink sink{std::make_shared<std::size_t>(0), 1};
+  auto pushes = sink.pushes;
+  {
+    BatchLogger<lg::TimelyEvent, FailingSink> logger(sink);
+    std::vector<Record> batch{{Duration(1), text("a")}};
+    CHECK_NOTHROW(logger(Duration(2), batch));  // the messages go; the progress fails, silently
+    CHECK(*pushes == 2);
+    batch = {{Duration(3), text("b")}};
+    CHECK_NOTHROW(logger(Duration(4), batch));  // events never throw (a Logger's destructor publishes)
+    CHECK(batch.empty());
+    std::vector<Record> empty;
+    CHECK_THROWS_WITH(logger(Duration(5), empty),
+                      Catch::Matchers::Contains("the collector went away"));
+    CHECK_THROWS_AS(logger(Duration(6), empty), cap::FormatError);
+    CHECK(*pushes == 2);  // nothing was pushed after the failure
+  }
+  CHECK(*pushes == 2);  // nor at destruction
+}
+
 TEST_CASE("log events have a communication::Codec that delegates to their EventCodec", "[batch_logger]") {
   const lg::TimelyEvent ops = lg::OperatesEvent{4, {0, 2, 1}, "Map"};
   const auto bytes = comm::encode_bytes(ops);

@@ -30,10 +30,13 @@
 /// codec.hpp); named `log<` + its `EventCodec` name + `>`. It lives here, not in the
 /// communication library, which sits below logging.
 ///
-/// Errors: `BatchLogger` throws what its sink's `push` and `flush` throw (an `EventWriter`:
-/// `capture::FormatError(Io)`), except on destruction, where they are swallowed (a lost
-/// collector must not take the worker down with it at shutdown). Decoding a `LogEventCodec`
-/// throws `communication::CodecError` for bytes its encoder cannot have written.
+/// Errors: what the sink's `push` or `flush` throws (an `EventWriter`: `capture::FormatError(Io)`,
+/// say when the collector went away) is remembered and rethrown from the next empty batch (the
+/// logger's `flush()`, at the end of each worker step) and from every one after; batches that
+/// carry events never throw, because a `Logger` publishes its last events from its destructor.
+/// After a failure the logger pushes nothing more. On destruction errors are swallowed. Decoding
+/// a `LogEventCodec` throws `communication::CodecError` for bytes its encoder cannot have
+/// written.
 ///
 /// Thread-safety: a `BatchLogger` and its copies belong to the thread of the logger they serve
 /// (the worker's); the sink decides whether readers may be elsewhere (`EventLink` is
@@ -45,6 +48,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <span>
 #include <string>
@@ -133,6 +137,7 @@ class BatchLogger {
     State(const State&) = delete;
     State& operator=(const State&) = delete;
     ~State() {
+      if (failure) return;
       try {
         push(capture::ProgressEvent<logging::Duration>{{{time, -1}}});
         if constexpr (requires { sink.flush(); }) sink.flush();
@@ -141,22 +146,33 @@ class BatchLogger {
       }
     }
     void publish(logging::Duration now, Container& events) {
-      bool pushed = false;
-      if (!events.empty()) {
-        push(capture::MessagesEventCore<logging::Duration, Container>{time, std::move(events)});
-        events.clear();
-        pushed = true;
+      const bool flush_only = events.empty();
+      if (failure) {
+        events.clear();  // dropped: the sink failed
+        if (flush_only) std::rethrow_exception(failure);
+        return;
       }
-      if (time < now) {
-        push(capture::ProgressEvent<logging::Duration>{{{now, 1}, {time, -1}}});
-        time = now;
-        pushed = true;
-      }
-      if constexpr (requires { sink.flush(); }) {
-        if (pushed && now - flushed >= flush_interval) {
-          sink.flush();
-          flushed = now;
+      try {
+        bool pushed = false;
+        if (!events.empty()) {
+          push(capture::MessagesEventCore<logging::Duration, Container>{time, std::move(events)});
+          events.clear();
+          pushed = true;
         }
+        if (time < now) {
+          push(capture::ProgressEvent<logging::Duration>{{{now, 1}, {time, -1}}});
+          time = now;
+          pushed = true;
+        }
+        if constexpr (requires { sink.flush(); }) {
+          if (pushed && now - flushed >= flush_interval) {
+            sink.flush();
+            flushed = now;
+          }
+        }
+      } catch (...) {
+        failure = std::current_exception();
+        if (flush_only) throw;
       }
     }
     void push(capture::EventCore<logging::Duration, Container> event) { sink.push(std::move(event)); }
@@ -165,6 +181,7 @@ class BatchLogger {
     logging::Duration flush_interval;
     logging::Duration time = logging::Duration::zero();
     logging::Duration flushed = logging::Duration::zero();
+    std::exception_ptr failure;  // the first error of the sink
   };
   std::shared_ptr<State> state_;
 };
