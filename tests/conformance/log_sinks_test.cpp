@@ -225,6 +225,31 @@ TEST_CASE("a log address that cannot be reached, or parsed, is a typed error nam
   }
 }
 
+TEST_CASE("a collector that goes away fails the computation with the writer's error", "[log_sinks]") {
+  boost::asio::io_context context;
+  tcp::acceptor acceptor(context, tcp::endpoint(tcp::v4(), 0));
+  const std::string address = "127.0.0.1:" + std::to_string(acceptor.local_endpoint().port());
+  std::thread closer([&] {
+    tcp::socket socket(context);
+    boost::system::error_code error;
+    acceptor.accept(socket, error);
+    socket.close(error);  // accepts, then hangs up
+  });
+  EnvGuard guard("TIMELY_WORKER_LOG_ADDR", address);
+  auto run = [](timely::Worker& worker) {
+    timely::dataflow::InputHandle<std::uint64_t, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<std::uint64_t> probe;
+    worker.dataflow<std::uint64_t>([&](auto& scope) { input.to_stream(scope) | probe_with(probe); });
+    for (std::uint64_t round = 0; round < 2000; ++round) {
+      input.send(round);
+      input.advance_to(round + 1);
+      while (probe.less_than(input.time())) worker.step();
+    }
+  };
+  CHECK_THROWS_AS(timely::execute(timely::Config::thread(), run), cap::FormatError);
+  closer.join();
+}
+
 TEST_CASE("--log-file writes each worker's streams to its own file", "[log_sinks]") {
   capture_test::TempDir dir;
   const std::string pattern = dir.file("log-{process}-{worker}.tlog").string();
