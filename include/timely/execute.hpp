@@ -40,7 +40,8 @@
 /// `NetworkError`, each naming the variable and the address; a pattern that would give two
 /// workers one file (no `{worker}` with several workers per process, neither `{worker}` nor
 /// `{process}` with several processes) is a `ConfigError`; a file that cannot be created or
-/// written throws `logging::LogFileError` from that worker.
+/// written throws `logging::LogFileError` from that worker, and a connection that fails later
+/// (the collector went away) `dataflow::capture::FormatError` from its next step.
 ///
 /// Source: the reference's `execute` module and `Config` (SEMANTICS.md §7.7). Thread-safety:
 /// `execute` may be called from any thread; the closure runs on each worker thread.
@@ -105,8 +106,8 @@ struct Config {
   /// Parses worker arguments: `-w N`/`--workers N` (also `--threads N`), `-n P`/`--processes P`,
   /// `-p I`/`--process I`, `-h FILE`/`--hostfile FILE` (one `host:port` a line), `-r`/`--report`,
   /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--log-file PATTERN`, `--help`.
-  /// Positional arguments are collected in `positional` and left to the program. `argv[0]` is the program
-  /// name.
+  /// Positional arguments are collected in `positional` and left to the program. `argv[0]` is
+  /// the program name.
   /// `-r` sets `network.report` to write the transport's connection reports to standard error,
   /// "timely: ..." a line: the only output of the library, and only on this request (replace
   /// `network.report` to send them elsewhere).
