@@ -14,7 +14,11 @@ send=$1 recv=$2 send_workers=$3 recv_workers=$4 workdir=$5
 mkdir -p "$workdir" && cd "$workdir" || exit 1
 
 pid=
-cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; fi; }
+other=
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; fi
+  if [ -n "$other" ]; then kill "$other" 2>/dev/null; fi
+}
 trap cleanup EXIT
 fail() {
   echo "check_logging: $*" >&2
@@ -22,14 +26,14 @@ fail() {
   exit 1
 }
 
-# start_recv: starts logging_recv on a random port (retrying if the port is taken) and waits
-# until it listens; sets `port` and `pid`.
+# start_recv STREAMS: starts logging_recv for STREAMS log streams on a random port (retrying if
+# the port is taken) and waits until it listens; sets `port` and `pid`.
 start_recv() {
-  local attempt i
+  local streams=$1 attempt i
   for attempt in 1 2 3 4 5 6 7 8; do
     port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
     rm -f recv.out recv.err
-    timeout 60 "$recv" "$send_workers" "127.0.0.1:$port" -w "$recv_workers" >recv.out 2>recv.err &
+    timeout 60 "$recv" "$streams" "127.0.0.1:$port" -w "$recv_workers" >recv.out 2>recv.err &
     pid=$!
     for i in $(seq 1 400); do
       grep -q "listening on" recv.out 2>/dev/null && return 0
@@ -44,14 +48,14 @@ start_recv() {
   fail "no free port found in 8 attempts"
 }
 
-# check_run HOW: waits for logging_recv and checks its totals.
+# check_run HOW STREAMS: waits for logging_recv and checks its totals.
 check_run() {
-  local how=$1 status op
+  local how=$1 streams=$2 status op
   wait "$pid"
   status=$?
   pid=
   [ $status -eq 0 ] || fail "logging_recv exited with status $status ($how)"
-  grep -q "logging_recv: replayed $send_workers log streams" recv.out || fail "logging_recv's summary is missing ($how)"
+  grep -q "logging_recv: replayed $streams log streams" recv.out || fail "logging_recv's summary is missing ($how)"
   for op in Dataflow Input Map Exchange Probe; do
     grep -Eq "^operator $op: [1-9][0-9]* schedulings, [0-9]+\.[0-9] us scheduled$" recv.out ||
       fail "no totals for operator $op ($how)"
@@ -61,15 +65,42 @@ check_run() {
 }
 
 # 1. The collector's address as logging_send's argument.
-start_recv
+start_recv "$send_workers"
 timeout 60 "$send" "127.0.0.1:$port" 5 -w "$send_workers" >send.out 2>send.err ||
   fail "logging_send exited with status $? (argument)"
-check_run argument
+check_run argument "$send_workers"
 
 # 2. The same through the runtime's TIMELY_WORKER_LOG_ADDR.
-start_recv
+start_recv "$send_workers"
 TIMELY_WORKER_LOG_ADDR="127.0.0.1:$port" timeout 60 "$send" 5 -w "$send_workers" >send.out 2>send.err ||
   fail "logging_send exited with status $? (TIMELY_WORKER_LOG_ADDR)"
-check_run environment
+check_run environment "$send_workers"
 
-echo "check_logging: the logs of $send_workers workers replayed on $recv_workers workers, by argument and by environment"
+# 3. Two processes of SEND_WORKERS workers each: 2 x SEND_WORKERS log streams, one collector. The
+# processes' own ports are random too: a run that finds one taken (before any worker connects to
+# the collector) is retried on others.
+start_recv $((2 * send_workers))
+for attempt in 1 2 3 4 5; do
+  cluster=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+  printf '127.0.0.1:%d\n127.0.0.1:%d\n' "$cluster" $((cluster + 1)) >hosts.txt
+  run_process() {
+    TIMELY_WORKER_LOG_ADDR="127.0.0.1:$port" timeout 60 "$send" 5 -w "$send_workers" -n 2 -p "$1" -h hosts.txt \
+      --connect-timeout 10 >"send$1.out" 2>"send$1.err"
+  }
+  run_process 1 &
+  other=$!
+  run_process 0
+  status0=$?
+  wait "$other"
+  status1=$?
+  other=
+  [ $status0 -eq 0 ] && [ $status1 -eq 0 ] && break
+  grep -q "cannot listen" send0.err send1.err ||
+    fail "logging_send exited with status $status0 and $status1 (two processes): $(cat send0.err send1.err)"
+  [ "$attempt" -eq 5 ] && fail "no free pair of ports for two processes in 5 attempts"
+done
+mv send0.out send.out
+check_run processes $((2 * send_workers))
+
+echo "check_logging: the logs of $send_workers workers replayed on $recv_workers workers, by argument and by" \
+  "environment, and of 2 x $send_workers workers in two processes"
