@@ -64,6 +64,25 @@ check_run() {
   mv send.out "$how-send.out"
 }
 
+# 0. Bad arguments: a clear message and a non-zero exit, before any work starts.
+# expect STATUS TEXT COMMAND...: runs COMMAND, requires exit STATUS and TEXT on its stderr.
+expect() {
+  local want=$1 text=$2 status
+  shift 2
+  timeout 30 "$@" >bad.out 2>bad.err
+  status=$?
+  [ $status -eq "$want" ] || fail "'$*' exited with status $status, not $want"
+  grep -q -- "$text" bad.err || fail "'$*' did not say '$text': $(cat bad.err)"
+}
+expect 2 "TIMELY_WORKER_LOG_ADDR=HOST:PORT" env -u TIMELY_WORKER_LOG_ADDR "$send"
+expect 2 "is not host:port" "$send" 127.0.0.1:port
+expect 2 "the environment variable TIMELY_WORKER_LOG_ADDR" env TIMELY_WORKER_LOG_ADDR=nowhere "$send"
+expect 1 "cannot connect to 127.0.0.1:9 within 200 ms" "$send" 127.0.0.1:9 --connect-timeout 0.2
+expect 1 "TIMELY_WORKER_LOG_ADDR: cannot connect to 127.0.0.1:9" \
+  env TIMELY_WORKER_LOG_ADDR=127.0.0.1:9 "$send" --connect-timeout 0.2
+expect 2 "SOURCE_WORKERS" "$recv"
+expect 2 "SOURCE_WORKERS must be between" "$recv" 0
+
 # 1. The collector's address as logging_send's argument.
 start_recv "$send_workers"
 timeout 60 "$send" "127.0.0.1:$port" 5 -w "$send_workers" >send.out 2>send.err ||
