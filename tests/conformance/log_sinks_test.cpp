@@ -293,3 +293,34 @@ TEST_CASE("--log-file writes each worker's streams to its own file", "[log_sinks
   CHECK_THROWS_AS(timely::execute(config, small_dataflow), timely::ConfigError);
   CHECK(!std::filesystem::exists(dir.file("shared.tlog")));
 }
+
+TEST_CASE("a stream with a log file and a connection goes to both", "[log_sinks]") {
+  capture_test::TempDir dir;
+  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
+    for (std::size_t workers : {1u, 2u, 4u}) {
+      INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand"));
+      Collector<lg::TimelyEvent> collector(workers);
+      {
+        EnvGuard guard("TIMELY_WORKER_LOG_ADDR", collector.address());
+        auto config = timely::Config::process(workers);
+        config.worker.progress_mode = mode;
+        config.log_file = dir.file("both-{worker}.tlog").string();
+        timely::execute(config, small_dataflow);
+      }
+      std::multiset<std::size_t> streamed, filed;  // each worker's count of events
+      for (auto& events : collector.finish()) {
+        const auto records = check_complete<lg::TimelyEvent>(events);
+        CHECK(operator_names(records) == kOperators);
+        streamed.insert(records.size());
+      }
+      for (std::size_t w = 0; w < workers; ++w) {
+        lg::FileReader reader(dir.file("both-" + std::to_string(w) + ".tlog"));
+        std::size_t events = 0;
+        reader.on<lg::TimelyEvent>("timely", [&](Duration, lg::TimelyEvent&) { ++events; });
+        reader.run();
+        filed.insert(events);
+      }
+      CHECK(streamed == filed);
+      CHECK(streamed.size() == workers);
+    }
+}
