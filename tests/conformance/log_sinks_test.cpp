@@ -250,7 +250,7 @@ TEST_CASE("a collector that goes away fails the computation with the writer's er
   closer.join();
 }
 
-TEST_CASE("--log-file writes each worker's streams to its own file", "[log_sinks]") {
+TEST_CASE("the --log-file pattern writes each worker's streams to its own file", "[log_sinks]") {
   capture_test::TempDir dir;
   const std::string pattern = dir.file("log-{process}-{worker}.tlog").string();
   {
