@@ -30,7 +30,6 @@ constexpr std::size_t kHeaderChecksumAt = 40;
 constexpr std::size_t kFrameChecksumAt = 8;
 constexpr std::size_t kFrameCoveredFrom = 16;  // the checksum covers the frame from here on
 constexpr std::size_t kBatchCountAt = kFrameHeaderSize + 8;
-constexpr std::size_t kBatchEventsAt = kFrameHeaderSize + 12;
 
 enum class FrameKind : std::uint8_t { Bind = 1, Batch = 2, End = 3 };
 
