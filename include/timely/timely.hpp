@@ -7,8 +7,8 @@
 #include <timely/execute.hpp>
 #include <timely/order.hpp>
 #include <timely/progress/codecs.hpp>
-#include <timely/progress/log_codec.hpp>
 #include <timely/progress/frontier.hpp>
+#include <timely/progress/log_codec.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/version.hpp>
 #include <timely/worker.hpp>

@@ -138,8 +138,7 @@ TEST_CASE("BatchLogger: a failing sink throws from flushes only, and then drops 
     CHECK_NOTHROW(logger(Duration(4), batch));  // events never throw (a Logger's destructor publishes)
     CHECK(batch.empty());
     std::vector<Record> empty;
-    CHECK_THROWS_WITH(logger(Duration(5), empty),
-                      Catch::Matchers::Contains("the collector went away"));
+    CHECK_THROWS_WITH(logger(Duration(5), empty), Catch::Matchers::Contains("the collector went away"));
     CHECK_THROWS_AS(logger(Duration(6), empty), cap::FormatError);
     CHECK(*pushes == 2);  // nothing was pushed after the failure
   }
