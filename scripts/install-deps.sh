@@ -9,6 +9,9 @@ packages=(
   libxxhash-dev  # xxHash: the checksums of log files (timely_logging, src/logging/file.cpp)
   pkgconf  # pkg-config: the packaging test of the installed timely.pc
   time     # /usr/bin/time: peak memory in benches/compile/compile_times.sh
+  libgraphviz-dev graphviz  # Graphviz: lays out the dataflow graph of timely-report (tools/report)
+  prometheus  # promtool: checks the monitor's /metrics text in a test
+  chromium fonts-dejavu-core  # headless Chromium: loads the monitor page and the report in tests
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
