@@ -6,7 +6,8 @@
 # build without installing it: `find_package(timely)` with `-Dtimely_DIR=<build tree>`.
 include(CMakePackageConfigHelpers)
 
-set(TIMELY_EXPORTED_TARGETS timely_container timely_logging timely_communication timely_core timely)
+set(TIMELY_EXPORTED_TARGETS timely_container timely_logging timely_observe timely_communication timely_core
+  timely)
 foreach(target IN LISTS TIMELY_EXPORTED_TARGETS)
   string(REGEX REPLACE "^timely_" "" export_name "${target}")
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the one direction of dependency between timely's libraries (ARCHITECTURE.md §1):
-# container and logging each include only their own headers, communication its own and container's;
-# core uses all three.
+# container and logging each include only their own headers, communication its own and container's,
+# observe its own and logging's; core uses them all.
 # Boost.Asio may appear only in src/communication/, the wire format only in its own header
 # (the dataflow layer sees the allocator facade, not frames), and of Boost.PFR only its core.
 set -euo pipefail
@@ -22,6 +22,7 @@ check() {  # check DIR ALLOWED_PREFIX_REGEX
 check container 'container/'
 check logging 'logging/'
 check communication 'communication/|container/'  # communication sits above container
+check observe 'observe/|logging/'  # the observation model sits on logging alone
 # Progress tracking sits below the dataflow layer: Scope uses progress/, never the reverse.
 if grep -rn '#include <timely/dataflow/' progress; then
   echo "layering: a header under progress/ includes timely/dataflow/" >&2
