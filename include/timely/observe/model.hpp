@@ -41,16 +41,18 @@ struct OperatorState {
   std::size_t id = 0;  ///< worker-unique identifier (OperatesEvent::id)
   std::vector<std::size_t> address;
   std::string name;
-  std::uint64_t schedules = 0;  ///< completed schedulings
-  Nanos busy{0};                ///< total time scheduled
-  std::uint64_t records_in = 0;  ///< records received on its inputs (MessagesEvent, !is_send)
-  std::uint64_t records_out = 0; ///< records sent from its outputs (MessagesEvent, is_send)
+  std::uint64_t schedules = 0;    ///< completed schedulings
+  Nanos busy{0};                  ///< total time scheduled
+  std::uint64_t records_in = 0;   ///< records received on its inputs (MessagesEvent, !is_send)
+  std::uint64_t records_out = 0;  ///< records sent from its outputs (MessagesEvent, is_send)
   /// Per input port: the frontier (antichain minima of the counts FrontierEvent reported;
   /// empty: complete).
   std::vector<std::vector<std::uint64_t>> input_frontiers;
   /// Per output port: the capabilities held, `(time, count)` with count > 0, ascending time.
   std::vector<std::vector<std::pair<std::uint64_t, std::int64_t>>> capabilities;
   bool shut_down = false;
+
+  friend bool operator==(const OperatorState&, const OperatorState&) = default;
 };
 
 /// One channel, summed over the workers that reported it.
@@ -62,15 +64,19 @@ struct ChannelState {
   std::string container;
   std::uint64_t records = 0;  ///< records sent on it
   std::uint64_t batches = 0;  ///< batches sent on it
+
+  friend bool operator==(const ChannelState&, const ChannelState&) = default;
 };
 
 /// One worker's time: busy (inside schedulings of top-level dataflows), parked, and the rest.
 struct WorkerState {
   std::size_t worker = 0;
   Nanos busy{0};
-  Nanos parked{0};
+  Nanos parked{0};      ///< including a park still going on, up to `last_event`
   Nanos last_event{0};  ///< time of the latest event or flush seen
   bool is_parked = false;
+
+  friend bool operator==(const WorkerState&, const WorkerState&) = default;
 };
 
 /// One completed scheduling of operator `id` on `worker`.
@@ -79,6 +85,8 @@ struct ScheduleSpan {
   std::size_t id = 0;
   Nanos start{0};
   Nanos stop{0};
+
+  friend bool operator==(const ScheduleSpan&, const ScheduleSpan&) = default;
 };
 
 /// Bytes and frames exchanged with one peer process, from the "communication" stream.
@@ -87,16 +95,20 @@ struct PeerState {
   std::size_t peer = 0;
   std::uint64_t bytes_sent = 0, bytes_received = 0, frames_sent = 0, frames_received = 0;
   bool connected = false;
+
+  friend bool operator==(const PeerState&, const PeerState&) = default;
 };
 
 /// A copy of a model at one moment.
 struct Snapshot {
-  Nanos now{0};  ///< the latest time any worker reported
+  Nanos now{0};                          ///< the latest time any worker reported
   std::vector<WorkerState> workers;      ///< ascending worker
   std::vector<OperatorState> operators;  ///< ascending (worker, id)
   std::vector<ChannelState> channels;    ///< ascending id
   std::vector<ScheduleSpan> timeline;    ///< ascending start, within the model's window
   std::vector<PeerState> peers;
+
+  friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
 /// Aggregates events of any number of workers. Feed each worker's events in the order that
