@@ -1,7 +1,8 @@
 /// \file
 /// Entry points: `Config` (how many workers and processes, which progress mode), `Config::from_args`
 /// (the worker arguments `-w N`, `-n P`, `-p I`, `-h FILE`, `-r`, `--connect-timeout S`,
-/// `--progress-mode eager|demand`, `--log-file PATTERN`, `--help`), `execute(config, closure)`,
+/// `--progress-mode eager|demand`, `--log-file PATTERN`, `--monitor HOST:PORT`,
+/// `--monitor-linger SECONDS`, `--help`), `execute(config, closure)`,
 /// `execute_from_args(argc, argv, closure)` and `execute_directly(closure)`.
 ///
 /// `execute` starts `config.workers` worker threads in this process (connecting first to the
@@ -43,10 +44,29 @@
 /// written throws `logging::LogFileError` from that worker, and a connection that fails later
 /// (the collector went away) `dataflow::capture::FormatError` from its next step.
 ///
+/// # Live monitor
+///
+/// `Config::monitor` (`--monitor HOST:PORT`; port 0: the system picks one, see
+/// `Config::monitor_ready`) starts an `observe::Monitor` (timely/observe/monitor.hpp) before the
+/// workers: an HTTP server on its own thread serving a page at `/` (the dataflow graph with
+/// records/s per edge, frontiers and capabilities, worker time, a timeline of schedulings),
+/// the state as JSON at `/api/state` and Prometheus metrics at `/metrics` (metrics.hpp). Each
+/// worker registers the monitor's actions for "timely" and "timely/frontier/u64" next to the
+/// sinks above (a stream with a file, a collector and the monitor goes to all three); after the
+/// computation it keeps serving the final state for `Config::monitor_linger`
+/// (`--monitor-linger SECONDS`), then stops. Off (empty) by default: then nothing listens and
+/// nothing is registered. With several processes every process must be given `--monitor`
+/// (all or none: it allocates a channel on every worker); process 0 listens at its address
+/// and shows every process's workers, which local worker 0 of each other process sends it
+/// every 500 ms (and at the end) over the computation's own connections; the other processes'
+/// addresses are not read. Errors: `ConfigError` naming the address if it is not HOST:PORT,
+/// `communication::NetworkError` naming it if it cannot be listened on (port in use).
+///
 /// Source: the reference's `execute` module and `Config` (SEMANTICS.md §7.7). Thread-safety:
 /// `execute` may be called from any thread; the closure runs on each worker thread.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -81,6 +101,13 @@ struct Config {
   WorkerConfig worker{};
   /// Where each worker writes its log streams (see "Log sinks" above); empty: nowhere.
   std::string log_file;
+  /// Where the live monitor listens, "HOST:PORT" (see "Live monitor" above); empty: no monitor.
+  std::string monitor;
+  /// How long the monitor keeps serving after the computation ends.
+  std::chrono::milliseconds monitor_linger{0};
+  /// Called with the address the monitor listens on ("HOST:PORT", the system's port for port
+  /// 0) before the workers start, on process 0 only (may be empty).
+  std::function<void(const std::string& address)> monitor_ready;
   /// Positional arguments `from_args` did not interpret, in order (the program's own).
   std::vector<std::string> positional;
 
@@ -105,7 +132,8 @@ struct Config {
   }
   /// Parses worker arguments: `-w N`/`--workers N` (also `--threads N`), `-n P`/`--processes P`,
   /// `-p I`/`--process I`, `-h FILE`/`--hostfile FILE` (one `host:port` a line), `-r`/`--report`,
-  /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--log-file PATTERN`, `--help`.
+  /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--log-file PATTERN`,
+  /// `--monitor HOST:PORT`, `--monitor-linger SECONDS` (0 to 86400), `--help`.
   /// Positional arguments are collected in `positional` and left to the program. `argv[0]` is
   /// the program name.
   /// `-r` sets `network.report` to write the transport's connection reports to standard error,

@@ -4,11 +4,15 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +22,7 @@
 #include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/logging/file.hpp>
 #include <timely/logging/timely_events.hpp>
+#include <timely/observe/monitor.hpp>
 #include <timely/progress/log_codec.hpp>
 
 namespace timely {
@@ -34,6 +39,8 @@ struct Parsed {
   bool zerocopy = false;
   double connect_timeout = 60;
   std::string log_file;
+  std::string monitor;
+  double monitor_linger = 0;
   std::vector<std::string> positional;
 };
 
@@ -84,6 +91,13 @@ void add_options(CLI::App& app, Parsed& p) {
   app.add_option("--log-file", p.log_file,
                  "Write each worker's log streams to PATTERN, with {process} and {worker} replaced")
       ->option_text("PATTERN");
+  app.add_option("--monitor", p.monitor,
+                 "Serve a live monitor page, /api/state and /metrics at HOST:PORT (give it to every process)")
+      ->option_text("HOST:PORT");
+  app.add_option("--monitor-linger", p.monitor_linger,
+                 "Seconds the monitor keeps serving after the computation ends (default 0)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->option_text("SECONDS");
   app.add_option("args", p.positional, "The program's own arguments");
 }
 
@@ -132,6 +146,9 @@ Config Config::from_args(int argc, const char* const* argv) {
       std::chrono::milliseconds(static_cast<std::int64_t>(parsed.connect_timeout * 1000.0 + 0.5));
   config.worker.progress_mode = parsed.mode == "eager" ? ProgressMode::Eager : ProgressMode::Demand;
   config.log_file = std::move(parsed.log_file);
+  config.monitor = std::move(parsed.monitor);
+  config.monitor_linger =
+      std::chrono::milliseconds(static_cast<std::int64_t>(parsed.monitor_linger * 1000.0 + 0.5));
   config.positional = std::move(parsed.positional);
   return config;
 }
@@ -195,12 +212,14 @@ lg::Action<E> connect_logger(const communication::Address& address, const Config
 }
 
 /// Registers this worker's log sinks; returns its file sink, if it has one.
-std::optional<lg::FileSink> install_log_sinks(Worker& worker, const Config& config,
-                                              const LogTargets& targets) {
+std::optional<lg::FileSink> install_log_sinks(Worker& worker, const Config& config, const LogTargets& targets,
+                                              observe::Monitor* monitor,
+                                              const std::function<void(lg::Duration)>& tick) {
   auto& registry = worker.log_register();
   std::optional<lg::FileSink> file;
   lg::Action<lg::TimelyEvent> timely;
   lg::Action<lg::ProgressEvent<U64>> progress;
+  lg::Action<lg::FrontierEvent<U64>> frontier;
   if (!config.log_file.empty()) {
     lg::FileSink::Options options;
     options.process = config.process_index;
@@ -212,7 +231,16 @@ std::optional<lg::FileSink> install_log_sinks(Worker& worker, const Config& conf
     progress = file->action<lg::ProgressEvent<U64>>("timely/progress/u64");
     file->insert<lg::TrackerEvent<U64>>(registry, "timely/reachability/u64");
     file->insert<lg::OperatesSummaryEvent<U64>>(registry, "timely/summary/u64");
-    file->insert<lg::FrontierEvent<U64>>(registry, "timely/frontier/u64");
+    frontier = file->action<lg::FrontierEvent<U64>>("timely/frontier/u64");
+  }
+  if (tick)
+    timely = both(std::move(timely), lg::Action<lg::TimelyEvent>([tick](lg::Duration now, auto& events) {
+                    if (events.empty()) tick(now);  // at the end of a step, or before parking
+                  }));
+  if (monitor) {
+    // The monitor reads before a collector's BatchLogger takes the events, or takes them itself.
+    timely = both(std::move(timely), monitor->timely_action(worker.index(), !targets.timely));
+    frontier = both(std::move(frontier), monitor->frontier_action(worker.index(), true));
   }
   if (targets.timely)
     timely = both(std::move(timely),
@@ -222,8 +250,100 @@ std::optional<lg::FileSink> install_log_sinks(Worker& worker, const Config& conf
                                                                                 "TIMELY_PROGRESS_LOG_ADDR"));
   if (timely) registry.insert<lg::TimelyEvent>("timely", std::move(timely));
   if (progress) registry.insert<lg::ProgressEvent<U64>>("timely/progress/u64", std::move(progress));
+  if (frontier) registry.insert<lg::FrontierEvent<U64>>("timely/frontier/u64", std::move(frontier));
   return file;
 }
+
+/// The monitor's gathering across processes (execute.hpp, "Live monitor"): every worker
+/// allocates the channel `kMonitorChannel`; local worker 0 of each process p > 0 sends its
+/// process's snapshot (JSON) to worker 0 every 500 ms and once at the end, marked final;
+/// worker 0 hands them to the monitor, and at the end waits (up to `kFinalWait`) for every
+/// process's final one.
+constexpr std::size_t kMonitorChannel = std::size_t{1} << 48;  // beyond any identifier a worker makes
+constexpr auto kSendInterval = std::chrono::milliseconds(500);
+constexpr auto kFinalWait = std::chrono::seconds(10);
+
+class MonitorLink {
+ public:
+  MonitorLink(Worker& worker, observe::Monitor& monitor, const Config& config)
+      : worker_(worker), monitor_(monitor), config_(config) {
+    auto [pushers, puller] = worker.state().allocator().allocate<std::string>(kMonitorChannel);
+    if (worker.index() % config.workers == 0) {
+      if (config.process_index > 0) to_zero_ = std::move(pushers.at(0));
+      puller_ = std::move(puller);
+    }
+  }
+  /// After a step (from the logging action): send or receive what is due.
+  void tick(lg::Duration now) {
+    if (to_zero_ && (now - sent_ >= kSendInterval || sent_.count() == 0)) {
+      send(false);
+      sent_ = now;
+    }
+    if (config_.process_index == 0 && puller_) receive();
+  }
+  /// After this worker's last step, once every local worker finished: the final exchange.
+  void finish() {
+    if (to_zero_) {
+      send(true);
+      worker_.state().allocator().release();
+    } else if (config_.process_index == 0 && puller_) {
+      const auto deadline = std::chrono::steady_clock::now() + kFinalWait;
+      auto& allocator = worker_.state().allocator();
+      while (finals_ + 1 < config_.processes && std::chrono::steady_clock::now() < deadline &&
+             !allocator.poisoned()) {
+        allocator.receive();
+        allocator.events().clear();
+        receive();
+        if (finals_ + 1 < config_.processes) allocator.await_events(std::chrono::milliseconds(50));
+      }
+    }
+    to_zero_.reset();
+    puller_.reset();
+  }
+
+ private:
+  void send(bool final) {
+    to_zero_->send(std::string(final ? "F" : "P") + std::to_string(config_.process_index) + "\n" +
+                   observe::to_json(monitor_.local_snapshot()));
+    to_zero_->done();
+  }
+  void receive() {
+    while (auto message = puller_->recv()) {
+      const auto line = message->find('\n');
+      if (message->size() < 2 || line == std::string::npos) continue;
+      const auto process = static_cast<std::size_t>(std::stoull(message->substr(1, line - 1)));
+      monitor_.set_remote(process, observe::snapshot_from_json(std::string_view(*message).substr(line + 1)));
+      if ((*message)[0] == 'F') ++finals_;
+    }
+  }
+
+  Worker& worker_;
+  observe::Monitor& monitor_;
+  const Config& config_;
+  std::unique_ptr<communication::Push<std::string>> to_zero_;
+  communication::PullPtr<std::string> puller_;
+  lg::Duration sent_{0};
+  std::size_t finals_ = 0;
+};
+
+/// Counts the local workers done with their last step, so the last snapshot leaves after all.
+struct Finished {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::size_t count = 0;
+  void arrive() {
+    {
+      std::lock_guard lock(mutex);
+      ++count;
+    }
+    cv.notify_all();
+  }
+  /// Until all `workers` arrived, or another worker failed (it will not arrive).
+  void wait_for(std::size_t workers, communication::Allocator& allocator) {
+    std::unique_lock lock(mutex);
+    while (count < workers && !allocator.poisoned()) cv.wait_for(lock, std::chrono::milliseconds(20));
+  }
+};
 
 }  // namespace
 
@@ -233,16 +353,43 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
   check_log_file_pattern(config);
   const LogTargets targets{address_from_env("TIMELY_WORKER_LOG_ADDR"),
                            address_from_env("TIMELY_PROGRESS_LOG_ADDR")};
+  std::unique_ptr<observe::Monitor> monitor;
+  if (!config.monitor.empty()) {
+    observe::Monitor::Options options;
+    options.workers = config.workers;
+    options.first_worker = config.process_index * config.workers;
+    options.listen = config.process_index == 0;
+    monitor = std::make_unique<observe::Monitor>(config.monitor, options);
+    if (options.listen && config.monitor_ready) config.monitor_ready(monitor->address());
+  }
+  Finished finished;
   communication::initialize(config.communication_config(), [&](communication::Allocator& allocator) {
     Worker worker(std::move(allocator), worker_config);
-    auto file = install_log_sinks(worker, config, targets);
+    // Gone before the worker (its channel with it); the loggers, which may outlive it, hold it weakly.
+    std::shared_ptr<MonitorLink> link;
+    std::function<void(lg::Duration)> tick;
+    if (monitor && config.processes > 1) {
+      link = std::make_shared<MonitorLink>(worker, *monitor, config);
+      tick = [weak = std::weak_ptr<MonitorLink>(link)](lg::Duration now) {
+        if (auto l = weak.lock()) l->tick(now);
+      };
+    }
+    auto file = install_log_sinks(worker, config, targets, monitor.get(), tick);
     body(worker);
     while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
-    if (file) {
-      worker.log_register().flush();
-      file->flush();  // a failed write shows here; the end frame follows when the worker goes
+    if (file || monitor) worker.log_register().flush();
+    if (file) file->flush();  // a failed write shows here; the end frame follows when the worker goes
+    if (monitor) {
+      monitor->finish(worker.index());
+      finished.arrive();
+      if (link) {
+        if (worker.index() % config.workers == 0)
+          finished.wait_for(config.workers, worker.state().allocator());
+        link->finish();
+      }
     }
   });
+  if (monitor && config.monitor_linger.count() > 0) std::this_thread::sleep_for(config.monitor_linger);
 }
 
 }  // namespace detail
