@@ -101,6 +101,11 @@ unfinished)
       fail "drop: the probe's input frontier {7} on worker $w is not listed"
   done
   [ "$(grep -c '<tr class="held"' dom.html)" -eq 2 ] || fail "drop: other capabilities listed as held"
+  # The region is a cluster inside the dataflow's, its inspect inside it, edges across its boundary.
+  grep -q '<g id="scope-0.2" class="cluster">' dom.html || fail "drop: the region is not drawn as a cluster"
+  grep -q '<g id="op-0.2.1" class="node">' dom.html || fail "drop: the region's inspect is not in the graph"
+  grep -A3 '<g id="scope-0.2" class="cluster">' dom.html | grep -q '>Region 0.2</text>' ||
+    fail "drop: the region's cluster is not labelled"
   grep -q 'id="unclosed"' dom.html && fail "drop: closed logs reported as unclosed"
 
   # hang: killed while holding; its logs have no end frame.

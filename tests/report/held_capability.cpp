@@ -1,6 +1,6 @@
 // A run whose log ends with an unfinished frontier, for timely-report's test: a source "Holder"
-// sends one record at 0 and then keeps a capability at time kHeld, so the probe behind it waits
-// at kHeld.
+// sends one record at 0 and then keeps a capability at time kHeld, so the probe behind it (past
+// a region with an inspect inside) waits at kHeld.
 //   held_capability drop [timely options]   drops the dataflow while the capability is held,
 //                                            then finishes normally (the logs are closed)
 //   held_capability hang [timely options]   prints "holding" once every worker holds it, then
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <timely/dataflow/operators/enterleave.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
@@ -38,15 +39,19 @@ int main(int argc, char** argv) {
       timely::dataflow::ProbeHandle<Time> probe;
       const std::size_t index = worker.next_dataflow_index();
       worker.dataflow<Time>([&](auto& scope) {
-        source<int>(scope, "Holder", [](timely::dataflow::Capability<Time> cap, const OperatorInfo&) {
-          return [cap = std::optional<timely::dataflow::Capability<Time>>(std::move(cap))](
-                     timely::dataflow::OperatorOutput<Time, int>& output) mutable {
-            if (cap->time() < kHeld) {
-              output.session(*cap).give(1);
-              cap->downgrade(kHeld);  // and kept: the dataflow cannot complete
-            }
-          };
-        }) | inspect([](const int&) {
+        auto held =
+            source<int>(scope, "Holder", [](timely::dataflow::Capability<Time> cap, const OperatorInfo&) {
+              return [cap = std::optional<timely::dataflow::Capability<Time>>(std::move(cap))](
+                         timely::dataflow::OperatorOutput<Time, int>& output) mutable {
+                if (cap->time() < kHeld) {
+                  output.session(*cap).give(1);
+                  cap->downgrade(kHeld);  // and kept: the dataflow cannot complete
+                }
+              };
+            });
+        // Through a region, so that the graph has a nested scope.
+        scope.region([&](auto& region) {
+          return held | enter(region) | inspect([](const int&) {}) | leave(scope);
         }) | probe_with(probe);
       });
       // Until the probe sees the frontier stop at kHeld (the record at 0 is through).
