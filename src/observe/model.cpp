@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 
 namespace timely::observe {
@@ -20,9 +21,11 @@ struct WorkerTrack {
   WorkerState state;
   std::map<std::size_t, Nanos> open;  // operator id -> start of its unfinished scheduling
   Nanos parked_since{0};
-  // Records per operator address, from messages: kept apart from the operators because a
-  // scope's operators are announced only once the scope is built, after its channels.
-  std::map<Address, std::uint64_t> records_in, records_out;
+  // Records this worker sent and received per channel id; they go to the operators at either
+  // end only in `snapshot()`, which keeps a message's cost to one lookup here and places records
+  // whose channel or operators were announced after them (a scope's operators come once the
+  // scope is built, after its channels).
+  std::unordered_map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> per_channel;
 };
 
 // Pointstamp counts at one port, `time -> count`, zero counts erased.
@@ -99,28 +102,20 @@ struct Model::Impl {
     c.container = e.container;
   }
   void on(std::size_t w, Nanos, const logging::MessagesEvent& e) {
+    auto& counts = worker(w).per_channel[e.channel];
+    if (!e.is_send) {
+      counts.second += e.record_count;
+      return;
+    }
+    // Sends alone count on the channel, so that a batch is counted once.
+    counts.first += e.record_count;
     auto it = channels.find(e.channel);
-    if (it == channels.end()) {
-      // A channel this model never saw built (it began listening late): counted, not placed.
-      if (!e.is_send) return;
+    if (it == channels.end()) {  // a channel built before this model listened: counted, not placed
       it = channels.try_emplace(e.channel).first;
       it->second.id = e.channel;
     }
-    auto& c = it->second;
-    const bool known = !c.container.empty();
-    // Node 0 is the scope's own boundary: its records are counted on the scope's outer channels.
-    auto address = [&](std::size_t node) {
-      Address a = c.scope_address;
-      a.push_back(node);
-      return a;
-    };
-    if (e.is_send) {  // sends alone, so a batch is counted once per channel
-      c.records += e.record_count;
-      ++c.batches;
-      if (known && c.source.first != 0) worker(w).records_out[address(c.source.first)] += e.record_count;
-    } else if (known && c.target.first != 0) {
-      worker(w).records_in[address(c.target.first)] += e.record_count;
-    }
+    it->second.records += e.record_count;
+    ++it->second.batches;
   }
   void on(std::size_t w, Nanos time, const logging::ScheduleEvent& e) {
     auto& track = worker(w);
@@ -180,14 +175,26 @@ Snapshot Model::snapshot() const {
     if (w.is_parked && w.last_event > track.parked_since) w.parked += w.last_event - track.parked_since;
     s.workers.push_back(w);
   }
+  // Each worker's records per channel, to the operators at its ends. Node 0 is the scope's own
+  // boundary: the scope's records are counted on its outer channels instead.
+  std::map<std::pair<std::size_t, Address>, std::pair<std::uint64_t, std::uint64_t>> records;  // in, out
+  for (const auto& [index, track] : m.workers)
+    for (const auto& [id, counts] : track.per_channel) {
+      auto c = m.channels.find(id);
+      if (c == m.channels.end() || c->second.container.empty()) continue;  // never seen built
+      const auto& ch = c->second;
+      auto at = [&](std::size_t node) {
+        Address a = ch.scope_address;
+        a.push_back(node);
+        return std::pair{index, std::move(a)};
+      };
+      if (ch.source.first != 0) records[at(ch.source.first)].second += counts.first;
+      if (ch.target.first != 0) records[at(ch.target.first)].first += counts.second;
+    }
   for (const auto& [key, track] : m.operators) {
     OperatorState o = track.state;
-    if (auto w = m.workers.find(key.first); w != m.workers.end()) {
-      if (auto it = w->second.records_in.find(o.address); it != w->second.records_in.end())
-        o.records_in = it->second;
-      if (auto it = w->second.records_out.find(o.address); it != w->second.records_out.end())
-        o.records_out = it->second;
-    }
+    if (auto it = records.find({key.first, o.address}); it != records.end())
+      std::tie(o.records_in, o.records_out) = it->second;
     // u64 is totally ordered: the frontier is the least time with a positive count.
     for (const auto& counts : track.inputs) {
       auto& frontier = o.input_frontiers.emplace_back();
