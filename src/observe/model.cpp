@@ -183,10 +183,11 @@ Snapshot Model::snapshot() const {
       auto c = m.channels.find(id);
       if (c == m.channels.end() || c->second.container.empty()) continue;  // never seen built
       const auto& ch = c->second;
-      auto at = [&](std::size_t node) {
+      // Not capturing `index`: clang before 16 cannot capture a structured binding.
+      auto at = [&ch, w = index](std::size_t node) {
         Address a = ch.scope_address;
         a.push_back(node);
-        return std::pair{index, std::move(a)};
+        return std::pair{w, std::move(a)};
       };
       if (ch.source.first != 0) records[at(ch.source.first)].second += counts.first;
       if (ch.target.first != 0) records[at(ch.target.first)].first += counts.second;
