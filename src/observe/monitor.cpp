@@ -65,36 +65,55 @@ struct Feed {
       into.insert(into.end(), events.begin(), events.end());
     }
   }
-
-  /// After a batch: folds the buffers in if a millisecond passed (or always, once finished),
-  /// unless a reader holds the lock.
-  void maybe_fold(logging::Duration now, bool empty) {
-    if (empty) advance = advance ? std::max(*advance, now) : now;
-    if (!finished) {
-      if (now - folded < std::chrono::milliseconds(1) && timely.size() + frontier.size() < 65536) return;
-      std::unique_lock lock(mutex, std::try_to_lock);
-      if (!lock.owns_lock()) return;
-      fold(now);
-    } else {
-      std::lock_guard lock(mutex);
-      fold(now);
-    }
+  std::vector<std::pair<logging::Duration, TimelyEvent>>& pending(const TimelyEvent*) { return timely; }
+  std::vector<std::pair<logging::Duration, FrontierEvent<std::uint64_t>>>& pending(
+      const FrontierEvent<std::uint64_t>*) {
+    return frontier;
   }
 
-  // Timely events first: an operator's frontier events refer to its Operates event.
-  void fold(logging::Duration now) {
-    for (const auto& [time, event] : timely) {
+  /// One batch of a logger: its events go straight into the model, or into the buffer when a
+  /// reader holds the lock (never waiting, unless finished). A flush (an empty batch) only
+  /// notes the time, and is folded in once a millisecond has passed since the last fold.
+  template <class E>
+  void batch(logging::Duration now, std::vector<std::pair<logging::Duration, E>>& events, bool take) {
+    std::unique_lock lock(mutex, std::defer_lock);
+    if (events.empty()) {
+      advance = advance ? std::max(*advance, now) : now;
+      if (now - folded < std::chrono::milliseconds(1) && !finished) return;
+    }
+    if (finished) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      gather(pending(static_cast<const E*>(nullptr)), events, take);
+      return;
+    }
+    fold(now);
+    add(events);
+  }
+
+  void add(const std::vector<std::pair<logging::Duration, TimelyEvent>>& events) {
+    for (const auto& [time, event] : events) {
       model.add(worker, time, event);
       if (const auto* schedule = std::get_if<logging::ScheduleEvent>(&event)) span(time, *schedule);
     }
     if (!spans.empty())
       while (spans.size() > limit || spans.front().stop + window < spans.back().stop) spans.pop_front();
-    for (const auto& [time, event] : frontier) model.add(worker, time, event);
+  }
+  void add(const std::vector<std::pair<logging::Duration, FrontierEvent<std::uint64_t>>>& events) {
+    for (const auto& [time, event] : events) model.add(worker, time, event);
+  }
+
+  /// The buffers and the latest flush into the model (under the lock).
+  void fold(logging::Duration now) {
+    if (!timely.empty()) add(timely);
+    if (!frontier.empty()) add(frontier);
     timely.clear();
     frontier.clear();
-    if (advance) model.advance(worker, *advance);
-    advance.reset();
-    folded = now;
+    if (advance) {
+      model.advance(worker, *advance);
+      advance.reset();
+      folded = now;
+    }
   }
   void span(Nanos time, const logging::ScheduleEvent& e);
 };
@@ -319,9 +338,7 @@ std::string Monitor::address() const { return impl_->address; }
 logging::Action<TimelyEvent> Monitor::timely_action(std::size_t worker, bool take) {
   auto feed = impl_->feed(worker);
   return [feed, take](logging::Duration now, std::vector<std::pair<logging::Duration, TimelyEvent>>& events) {
-    const bool empty = events.empty();
-    Feed::gather(feed->timely, events, take);
-    feed->maybe_fold(now, empty);
+    feed->batch(now, events, take);
   };
 }
 
@@ -329,9 +346,7 @@ logging::Action<FrontierEvent<std::uint64_t>> Monitor::frontier_action(std::size
   auto feed = impl_->feed(worker);
   return [feed, take](logging::Duration now,
                       std::vector<std::pair<logging::Duration, FrontierEvent<std::uint64_t>>>& events) {
-    const bool empty = events.empty();
-    Feed::gather(feed->frontier, events, take);
-    feed->maybe_fold(now, empty);
+    feed->batch(now, events, take);
   };
 }
 

@@ -7,11 +7,11 @@
 /// format (`metrics_text`, metrics.hpp); anything else is 404. `execute` starts one for
 /// `Config::monitor` (`--monitor HOST:PORT`, execute.hpp).
 ///
-/// Cost on the workers: an action appends a batch's events to a buffer of its worker; at most
-/// once a millisecond of log time (and always at `finish`) the worker takes its model's mutex
-/// with `try_lock` and folds the buffer in, so a worker never waits for the HTTP thread (a busy
-/// lock just defers the fold to a later batch). A request takes each model's mutex for the
-/// time of one `Model::snapshot()`.
+/// Cost on the workers: an action takes its worker's model mutex with `try_lock` once per batch
+/// of events and adds them to the model; if a request holds the lock it keeps the batch for the
+/// next one instead, so a worker never waits for the HTTP thread. Flushes (empty batches) are
+/// noted and folded in at most once a millisecond of log time. A request takes each model's
+/// mutex for the time of one `Model::snapshot()`.
 ///
 /// Several processes: the monitor of process 0 listens; the others are made with
 /// `Options::listen = false` and their local snapshots (`local_snapshot`) are carried to process
