@@ -151,6 +151,7 @@ errors)
   cp good.log flipped.log
   printf '\xff' | dd of=flipped.log bs=1 seek=$((size / 2)) conv=notrunc status=none
   expect_error 'flipped.log' flipped.log -o out.html
+  expect_error 'are both process 0 worker 0' good.log good.log -o out.html  # one worker's log twice
   timeout 60 "$report" good.log -o good.html 2>report.err || fail "timely-report failed on a good log"
   echo "check_report errors: missing arguments and files, text, torn and changed logs all fail with status 1"
   ;;
