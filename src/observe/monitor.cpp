@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -225,6 +226,20 @@ struct Monitor::Impl {
     return response;
   }
 
+  /// `respond`, or a 500 naming what went wrong: nothing may escape the server's thread.
+  http::response<http::string_body> answer(const http::request<http::string_body>& request) {
+    try {
+      return respond(request);
+    } catch (const std::exception& e) {
+      http::response<http::string_body> response(http::status::internal_server_error, request.version());
+      response.set(http::field::content_type, "text/plain; charset=utf-8");
+      response.keep_alive(false);
+      response.body() = std::string("timely monitor: ") + e.what() + "\n";
+      response.prepare_payload();
+      return response;
+    }
+  }
+
   Snapshot local_snapshot() const {
     Snapshot merged;
     for (const auto& feed : feeds) {
@@ -261,7 +276,7 @@ struct Monitor::Impl {
       http::async_read(
           stream, buffer, request, [self = shared_from_this()](beast::error_code ec, std::size_t) {
             if (ec) return self->close();
-            self->response = self->impl.respond(self->request);
+            self->response = self->impl.answer(self->request);
             self->stream.expires_after(std::chrono::seconds(30));
             http::async_write(self->stream, self->response, [self](beast::error_code wec, std::size_t) {
               if (wec || !self->response.keep_alive()) return self->close();
@@ -322,7 +337,10 @@ Monitor::Monitor(const std::string& address, Options options) : impl_(std::make_
     impl_->feeds.push_back(std::make_shared<Feed>(options.timeline_window, options.timeline_limit));
     impl_->feeds.back()->worker = options.first_worker + i;
   }
-  if (options.listen) impl_->listen(address);
+  if (options.listen)
+    impl_->listen(address);
+  else
+    split_address(address);  // the same errors on every process
 }
 
 Monitor::~Monitor() {

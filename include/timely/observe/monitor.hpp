@@ -54,7 +54,7 @@ class Monitor {
   };
 
   /// Starts listening at `address`, "HOST:PORT" (IPv6 as "[ADDR]:PORT"; port 0: one the system
-  /// picks, see `port()`), unless `options.listen` is false (then `address` is not read).
+  /// picks, see `port()`), unless `options.listen` is false (then `address` is only checked).
   /// \throws ConfigError naming `address` if it is not HOST:PORT with a port 0..65535 or the
   /// host does not resolve; communication::NetworkError naming it if it cannot be listened on
   /// (the port is in use, say).
