@@ -29,13 +29,18 @@
 /// - `TIMELY_PROGRESS_LOG_ADDR=host:port`: the same for "timely/progress/u64", the progress
 ///   batches of the `std::uint64_t`-timed scopes (dataflows on `u64` times; nested scopes with
 ///   other timestamps are not streamed), records `LogRecord<logging::ProgressEvent<u64>>`.
-/// - `TIMELY_COMM_LOG_ADDR` is not read: the communication layer logs no events yet.
+/// - `TIMELY_COMM_LOG_ADDR=host:port`: local worker 0 of each process (one connection per
+///   process) streams "communication", its process's connection states and the bytes and
+///   frames sent to and received from each other process (`logging::CommunicationEvent`, records
+///   `LogRecord<logging::CommunicationEvent>`; communication_log.hpp). A single process logs no
+///   such events: its stream opens and closes empty. The last events come after the
+///   connections closed, from the thread that called `execute`.
 /// - `Config::log_file` (`--log-file PATTERN`): each worker writes "timely" and the `u64`
 ///   streams ("timely/progress/u64", "timely/reachability/u64", "timely/summary/u64",
-///   "timely/frontier/u64") to a `logging::FileSink` at PATTERN with `{process}` replaced by
-///   the process index and `{worker}` by the worker's index (in the whole computation); read it
-///   back with `logging::FileReader`. Files are written at most every 10 ms (and at the end),
-///   so logging costs little per step.
+///   "timely/frontier/u64") and "communication" to a `logging::FileSink` at PATTERN with
+///   `{process}` replaced by the process index and `{worker}` by the worker's index (in the
+///   whole computation); read it back with `logging::FileReader`. Files are written at most
+///   every 10 ms (and at the end), so logging costs little per step.
 /// A stream with a file and a connection goes to both. `execute_directly` registers none.
 /// Errors: a malformed address is a `ConfigError`, and a connection not made in time a
 /// `NetworkError`, each naming the variable and the address; a pattern that would give two

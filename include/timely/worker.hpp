@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <timely/communication/allocator.hpp>
+#include <timely/communication_log.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/error.hpp>
 #include <timely/progress/operate.hpp>
@@ -134,6 +135,11 @@ class Worker {
   /// complete or already dropped), or if it is the dataflow being scheduled.
   void drop_dataflow(std::size_t index);
 
+  /// The "communication" stream's poller, if this worker logs it (local worker 0 of a process
+  /// of a cluster, with the stream registered when a dataflow was built); `execute` finishes it
+  /// after the connections closed.
+  [[nodiscard]] std::shared_ptr<CommunicationLog> communication_log() const noexcept { return comm_log_; }
+
  private:
   struct Installed {
     std::unique_ptr<progress::Schedulable> root;
@@ -145,6 +151,8 @@ class Worker {
   }
   // The dataflow's own Operates event, and the logger its schedulings and shutdown go to.
   void log_dataflow(std::size_t id, std::size_t index, const std::string& name);
+  // Publishes the step's events (and the communication counters, if this worker logs them).
+  void flush_logs();
 
   std::unique_ptr<WorkerState> state_;
   std::map<std::size_t, Installed> dataflows_;
@@ -152,6 +160,7 @@ class Worker {
   std::vector<std::size_t> active_;
   std::optional<std::size_t> scheduling_;  // the dataflow being scheduled, if any
   std::optional<logging::Logger<logging::TimelyEvent>> logger_;
+  std::shared_ptr<CommunicationLog> comm_log_;
 };
 
 }  // namespace timely

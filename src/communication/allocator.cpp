@@ -42,6 +42,11 @@ std::function<void()> Allocator::waker() const {
   return std::visit([](const auto& a) { return a.waker(); }, kind_);
 }
 
+std::shared_ptr<const NetworkStats> Allocator::network_stats() const noexcept {
+  if (const auto* cluster = std::get_if<Cluster>(&kind_)) return cluster->network_stats();
+  return nullptr;
+}
+
 bool Allocator::poisoned() const noexcept {
   return std::visit(
       [](const auto& a) {

@@ -147,4 +147,9 @@ Cluster::Cluster(std::size_t local, std::shared_ptr<ProcessShared> shared, std::
 
 void Cluster::release() { links_->flush_all(); }
 
+std::shared_ptr<const NetworkStats> Cluster::network_stats() const noexcept {
+  if (processes_ < 2) return nullptr;
+  return links_->network().stats();
+}
+
 }  // namespace timely::communication

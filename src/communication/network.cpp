@@ -38,6 +38,14 @@ namespace {
 
 class TcpNetwork;
 
+/// The number of whole frames in `bytes` (a send buffer holds whole frames, back to back).
+std::uint64_t count_frames(const std::vector<std::uint8_t>& bytes) noexcept {
+  std::uint64_t frames = 0;
+  for (std::size_t at = 0; at + wire::header_size <= bytes.size(); ++frames)
+    at += wire::frame_size(wire::detail::get32(bytes.data() + at + 20));  // the length field
+  return frames;
+}
+
 /// Receive slabs of the standard size, recycled: the last view of a slab returns it here (from
 /// whichever worker thread drops it), and the receive thread takes it back. The mutex orders the
 /// workers' reads of a slab before the receive thread's next writes into it.
@@ -104,7 +112,10 @@ struct Link {
 class TcpNetwork final : public Network, public std::enable_shared_from_this<TcpNetwork> {
  public:
   TcpNetwork(const ClusterConfig& config, std::size_t workers, std::shared_ptr<ProcessShared> shared)
-      : config_(config), workers_(workers), shared_(std::move(shared)) {}
+      : config_(config),
+        workers_(workers),
+        shared_(std::move(shared)),
+        stats_(std::make_shared<NetworkStats>(config.processes, config.process, workers)) {}
 
   ~TcpNetwork() override { stop("the network was dropped"); }
 
@@ -113,6 +124,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   std::size_t workers() const noexcept override { return workers_; }
   std::uint32_t max_payload() const noexcept override { return config_.max_payload; }
   bool zerocopy() const noexcept override { return config_.zerocopy; }
+  std::shared_ptr<const NetworkStats> stats() const noexcept override { return stats_; }
 
   void send(std::size_t peer, std::vector<std::uint8_t>&& frames) override {
     if (peer == config_.process) {
@@ -134,8 +146,10 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           // If the receive thread already found out why (and cut the connection to unblock
           // us), its reason is the one to report.
           fail("timely: lost " + describe(link.peer, link.address) + " while sending to it: " + ec.message());
+          stats_->set_state(link.peer, ConnectionState::Failed);
           std::rethrow_exception(shared_->failure());
         }
+        stats_->sent(link.peer, frames.size(), count_frames(frames));
         frames.clear();
         std::lock_guard lock(link.mutex);
         if (link.free.size() < 8) link.free.push_back(std::move(frames));
@@ -177,6 +191,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     }
     join();
     if (auto error = shared_->failure()) std::rethrow_exception(error);
+    for (auto& link : links_)
+      if (link) stats_->set_state(link->peer, ConnectionState::Closed);
   }
 
   void stop(const std::string& reason) noexcept override {
@@ -202,6 +218,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     for (auto& link : links_)
       if (link && link->socket.is_open()) ::shutdown(link->socket.native_handle(), SHUT_RDWR);
     join();
+    for (auto& link : links_)
+      if (link) stats_->set_state(link->peer, ConnectionState::Failed);  // a closed one stays closed
   }
 
   /// Listens, connects, handshakes (all before the deadline), then starts the threads.
@@ -220,6 +238,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       link->address = config_.addresses[peer];
       link->socket = std::move(*sockets[peer]);
       links_[peer] = std::move(link);
+      stats_->set_state(peer, ConnectionState::Connected);
     }
 
     for (auto& link : links_) {
@@ -279,6 +298,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     wire::encode_header(header, frame.data());
     std::memcpy(frame.data() + wire::header_size, payload.data(), payload.size());
     write_all(link.socket, frame.data(), frame.size(), "sending to " + describe(link.peer, link.address));
+    stats_->sent(link.peer, frame.size(), 1);
   }
 
   void send_loop(Link& link) {
@@ -318,6 +338,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           if (ec)
             throw NetworkError("timely: lost " + describe(link.peer, link.address) +
                                " while sending to it: " + ec.message());
+          for (const auto& b : batch) stats_->sent(link.peer, b.size(), count_frames(b));
           std::lock_guard lock(link.mutex);
           for (auto& b : batch) {
             b.clear();
@@ -335,7 +356,10 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         }
       }
     } catch (const std::exception& e) {
-      if (!stopping_.load()) fail(std::string(e.what()));
+      if (!stopping_.load()) {
+        fail(std::string(e.what()));
+        stats_->set_state(link.peer, ConnectionState::Failed);
+      }
     }
     {
       std::lock_guard lock(link.mutex);
@@ -405,6 +429,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         }
         end += n;
         last_heard = Clock::now();
+        std::uint64_t frames = 0;  // completed by this read
         while (end - begin >= wire::header_size) {
           if (link.received_eos)
             throw NetworkError("timely: " + who + " sent bytes after its end-of-stream marker");
@@ -443,7 +468,9 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           }
           begin += size;
           stream_offset += size;
+          ++frames;
         }
+        stats_->received(link.peer, n, frames);
         if (begin == end && end > capacity / 2) {
           // Everything parsed and the slab half used: continue in a recycled one rather than
           // waiting for it to fill (the views into this one keep it alive until decoded).
@@ -455,6 +482,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     } catch (const std::exception& e) {
       if (!stopping_.load()) {
         fail(e.what());
+        stats_->set_state(link.peer, ConnectionState::Failed);
         // A worker may be blocked writing to this peer (one that stopped reading): cut the
         // connection so that it returns and sees the failure.
         ::shutdown(link.socket.native_handle(), SHUT_RDWR);
@@ -465,6 +493,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   ClusterConfig config_;
   std::size_t workers_;
   std::shared_ptr<ProcessShared> shared_;
+  std::shared_ptr<NetworkStats> stats_;
   asio::io_context io_;
   std::vector<std::unique_ptr<Link>> links_;
   std::mutex inbound_mutex_;

@@ -32,6 +32,7 @@
 
 #include <timely/communication/error.hpp>
 #include <timely/communication/initialize.hpp>
+#include <timely/communication/network_stats.hpp>
 #include <timely/communication/process.hpp>
 
 namespace timely::communication {
@@ -79,6 +80,10 @@ class Network {
   /// The queue of messages for local worker `local` on `channel` (created on first use by
   /// either side; the receive thread may deliver before the worker asks).
   virtual std::shared_ptr<InboundQueue> inbound(std::size_t local, std::size_t channel) = 0;
+
+  /// The connections' counters (network_stats.hpp), updated by the network threads; they stay
+  /// readable after the network is gone.
+  [[nodiscard]] virtual std::shared_ptr<const NetworkStats> stats() const noexcept = 0;
 
   /// Ends a successful computation: flushes, sends end of stream to every peer, and waits for
   /// every peer's end of stream. \throws NetworkError if a peer failed meanwhile.

@@ -162,8 +162,9 @@ using U64 = std::uint64_t;
 
 /// Where the environment asks for a worker's log streams to go (see execute.hpp, "Log sinks").
 struct LogTargets {
-  std::optional<communication::Address> timely;    // TIMELY_WORKER_LOG_ADDR
-  std::optional<communication::Address> progress;  // TIMELY_PROGRESS_LOG_ADDR
+  std::optional<communication::Address> timely;         // TIMELY_WORKER_LOG_ADDR
+  std::optional<communication::Address> progress;       // TIMELY_PROGRESS_LOG_ADDR
+  std::optional<communication::Address> communication;  // TIMELY_COMM_LOG_ADDR
 };
 
 std::optional<communication::Address> address_from_env(const char* variable) {
@@ -248,6 +249,13 @@ std::optional<lg::FileSink> install_log_sinks(Worker& worker, const Config& conf
   if (targets.progress)
     progress = both(std::move(progress), connect_logger<lg::ProgressEvent<U64>>(*targets.progress, config,
                                                                                 "TIMELY_PROGRESS_LOG_ADDR"));
+  // "communication": local worker 0 of each process logs it (communication_log.hpp), and alone connects.
+  lg::Action<lg::CommunicationEvent> comm;
+  if (file) comm = file->action<lg::CommunicationEvent>("communication");
+  if (targets.communication && worker.index() % config.workers == 0)
+    comm = both(std::move(comm), connect_logger<lg::CommunicationEvent>(*targets.communication, config,
+                                                                        "TIMELY_COMM_LOG_ADDR"));
+  if (comm) registry.insert<lg::CommunicationEvent>("communication", std::move(comm));
   if (timely) registry.insert<lg::TimelyEvent>("timely", std::move(timely));
   if (progress) registry.insert<lg::ProgressEvent<U64>>("timely/progress/u64", std::move(progress));
   if (frontier) registry.insert<lg::FrontierEvent<U64>>("timely/frontier/u64", std::move(frontier));
@@ -352,7 +360,10 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
   if (!worker_config.log_start) worker_config.log_start = std::chrono::steady_clock::now();
   check_log_file_pattern(config);
   const LogTargets targets{address_from_env("TIMELY_WORKER_LOG_ADDR"),
-                           address_from_env("TIMELY_PROGRESS_LOG_ADDR")};
+                           address_from_env("TIMELY_PROGRESS_LOG_ADDR"),
+                           address_from_env("TIMELY_COMM_LOG_ADDR")};
+  // Local worker 0's "communication" poller: its last events, after the connections closed.
+  std::shared_ptr<CommunicationLog> comm_log;
   std::unique_ptr<observe::Monitor> monitor;
   if (!config.monitor.empty()) {
     observe::Monitor::Options options;
@@ -379,6 +390,7 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
     while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
     if (file || monitor) worker.log_register().flush();
     if (file) file->flush();  // a failed write shows here; the end frame follows when the worker goes
+    if (auto log = worker.communication_log()) comm_log = std::move(log);  // one worker per process has one
     if (monitor) {
       monitor->finish(worker.index());
       finished.arrive();
@@ -389,6 +401,8 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
       }
     }
   });
+  if (comm_log) comm_log->finish();  // the network has closed: the final counts (then the file closes)
+  comm_log.reset();
   if (monitor && config.monitor_linger.count() > 0) std::this_thread::sleep_for(config.monitor_linger);
 }
 

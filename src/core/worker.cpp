@@ -22,7 +22,7 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
     }
     if (!delay || delay->count() > 0) {
       if (logger_) logger_->log(logging::ParkEvent{true, delay});
-      state_->log_registry().flush();  // nothing happens while parked: publish what we have
+      flush_logs();  // nothing happens while parked: publish what we have
       state_->allocator().await_events(delay);
       if (logger_) logger_->log(logging::ParkEvent{false, std::nullopt});
     } else {
@@ -58,7 +58,7 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
     }
   }
   state_->allocator().release();
-  state_->log_registry().flush();  // a step's events are published at its end
+  flush_logs();  // a step's events are published at its end
   return has_dataflows();
 }
 
@@ -89,8 +89,26 @@ void Worker::drop_dataflow(std::size_t index) {
 }
 
 void Worker::log_dataflow(std::size_t id, std::size_t index, const std::string& name) {
-  logger_ = state_->log_registry().get<logging::TimelyEvent>("timely");
+  auto& registry = state_->log_registry();
+  logger_ = registry.get<logging::TimelyEvent>("timely");
   if (logger_) logger_->log(logging::OperatesEvent{id, {index}, name});
+  if (comm_log_) return;
+  // Local worker 0 of each process of a cluster logs its process's connections.
+  auto stats = state_->allocator().network_stats();
+  if (!stats || this->index() != stats->process() * stats->workers()) return;
+  if (auto logger = registry.get<logging::CommunicationEvent>("communication"))
+    comm_log_ = std::make_shared<CommunicationLog>(std::move(stats), std::move(*logger));
+}
+
+void Worker::flush_logs() {
+  auto& registry = state_->log_registry();
+  if (!comm_log_) {
+    registry.flush();
+    return;
+  }
+  const auto now = registry.now();
+  comm_log_->poll(now);
+  registry.flush(now);
 }
 
 }  // namespace timely

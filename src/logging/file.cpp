@@ -84,7 +84,7 @@ class FileSinkState {
         buffer_bytes_(options.buffer_bytes),
         max_payload_(options.max_frame_payload),
         flush_interval_(options.flush_interval),
-        last_write_(std::chrono::steady_clock::now()) {
+        last_write_(since_start()) {
     if (max_payload_ == 0 || max_payload_ > kMaxFramePayload)
       throw LogFileError(path_, std::nullopt,
                          "a frame payload limit of " + std::to_string(max_payload_) +
@@ -174,22 +174,22 @@ class FileSinkState {
     }
     store_u32(buffer_.data() + frame_start_ + kBatchCountAt, count_);
     finish_frame();
-    if (buffer_.size() >= buffer_bytes_) write_out();
+    if (buffer_.size() >= buffer_bytes_) write_out(now_);
   }
 
   [[nodiscard]] bool failed() const noexcept { return !error_.empty(); }
 
   void flush() {
-    write_out();
+    write_out(since_start());
     throw_if_failed();
   }
 
-  // A logger's flush: written unless the last write is more recent than the interval.
-  void flush_batch_end() {
-    if (flush_interval_.count() > 0 && !failed() &&
-        std::chrono::steady_clock::now() - last_write_ < flush_interval_)
-      return;
-    flush();
+  // A logger's flush at `now`: written unless the last write is more recent than the interval
+  // (the logger's reading of the clock serves: no system clock call per step).
+  void flush_batch_end(Duration now) {
+    if (flush_interval_.count() > 0 && !failed() && now - last_write_ < flush_interval_) return;
+    write_out(now);
+    throw_if_failed();
   }
 
   void close() {
@@ -197,10 +197,11 @@ class FileSinkState {
     if (!failed()) {
       begin_frame(FrameKind::End, 0);
       Encoder out(buffer_);
-      out.put_i64(std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - start_).count());
+      const Duration now = since_start();
+      out.put_i64(now.count());
       out.put_u64(frames_);
       finish_frame();
-      write_out();
+      write_out(now);
     }
     const int fd = fd_;
     fd_ = -1;
@@ -243,8 +244,13 @@ class FileSinkState {
     ++frames_;
   }
 
-  // Hands the collected bytes to the system; a failure is remembered, not thrown (see FileSink).
-  void write_out() noexcept {
+  [[nodiscard]] Duration since_start() const {
+    return std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - start_);
+  }
+
+  // Hands the collected bytes to the system at `now`; a failure is remembered, not thrown (see
+  // FileSink).
+  void write_out(Duration now) noexcept {
     if (failed() || fd_ < 0) return;
     std::size_t done = 0;
     while (done < buffer_.size()) {
@@ -260,7 +266,7 @@ class FileSinkState {
     }
     written_ += done;
     buffer_.clear();
-    if (flush_interval_.count() > 0) last_write_ = std::chrono::steady_clock::now();
+    last_write_ = now;
   }
 
   void fail(std::string what) noexcept {
@@ -277,7 +283,7 @@ class FileSinkState {
   std::size_t buffer_bytes_;
   std::uint32_t max_payload_;
   Duration flush_interval_;
-  std::chrono::steady_clock::time_point last_write_;  // of the last write_out
+  Duration last_write_;  // of the last write_out, since the start
   int fd_ = -1;
   std::vector<std::byte> buffer_;  // frames not yet written
   std::uint64_t written_ = 0;      // bytes written to the file
@@ -301,7 +307,7 @@ Encoder sink_begin_batch(FileSinkState& state, std::uint32_t stream, Duration no
 void sink_end_event(FileSinkState& state) { state.end_event(); }
 void sink_finish_batch(FileSinkState& state) { state.finish_batch(); }
 bool sink_failed(const FileSinkState& state) noexcept { return state.failed(); }
-void sink_flush(FileSinkState& state) { state.flush_batch_end(); }
+void sink_flush(FileSinkState& state, Duration now) { state.flush_batch_end(now); }
 
 }  // namespace detail
 

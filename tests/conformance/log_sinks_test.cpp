@@ -2,11 +2,16 @@
 // TIMELY_PROGRESS_LOG_ADDR set, every worker streams its "timely" and "timely/progress/u64"
 // events to a collector listening on a free loopback port, as complete capture streams; an
 // unreachable or malformed address is a typed error naming the variable; `--log-file PATTERN`
-// gives each worker a log file that FileReader reads back. On 1, 2 and 4 workers in both modes.
+// gives each worker a log file that FileReader reads back; two processes over loopback log their
+// connections' bytes and frames ("communication"), to files and to TIMELY_COMM_LOG_ADDR, and what
+// one reports sent the other reports received. On 1, 2 and 4 workers in both modes.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +36,7 @@
 
 #include "conformance/capture_common.hpp"
 #include "support/catch.hpp"
+#include "support/loopback.hpp"
 
 using namespace timely::dataflow::operators;
 namespace cap = timely::dataflow::capture;
@@ -155,6 +161,67 @@ std::set<std::string> operator_names(const std::vector<LogRecord<lg::TimelyEvent
   for (auto& [time, event] : records)
     if (auto* op = std::get_if<lg::OperatesEvent>(&event)) names.insert(op->name);
   return names;
+}
+
+/// Runs `small_dataflow` on two processes of `workers` threads each, as two threads of this
+/// program over loopback, each process's `Config` passed through `adjust` first.
+void run_two_processes(std::size_t workers, timely::ProgressMode mode,
+                       const std::function<void(timely::Config&)>& adjust) {
+  const auto addresses = support::free_loopback_addresses(2);
+  std::vector<std::exception_ptr> errors(2);
+  std::vector<std::thread> processes;
+  for (std::size_t p = 0; p < 2; ++p)
+    processes.emplace_back([&, p] {
+      try {
+        auto config = timely::Config::cluster(workers, 2, p, addresses);
+        config.worker.progress_mode = mode;
+        config.network.connect_timeout = std::chrono::seconds(20);
+        adjust(config);
+        timely::execute(config, small_dataflow);
+      } catch (...) {
+        errors[p] = std::current_exception();
+      }
+    });
+  for (auto& t : processes) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+/// Checks one process's "communication" events, in logging order: all about `process` and its
+/// one peer, connected first, closed last, counts never decreasing, and at least one data frame
+/// each way (40-byte headers: at least 40 bytes a frame). Returns the last event.
+lg::CommunicationEvent check_connection(const std::vector<lg::CommunicationEvent>& events,
+                                        std::size_t process) {
+  REQUIRE(events.size() >= 2);
+  CHECK(events.front().connected);
+  CHECK(!events.back().connected);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto& e = events[i];
+    CHECK(e.process == process);
+    CHECK(e.peer == 1 - process);
+    if (i > 0) {
+      const auto& before = events[i - 1];
+      CHECK(e.bytes_sent >= before.bytes_sent);
+      CHECK(e.frames_sent >= before.frames_sent);
+      CHECK(e.bytes_received >= before.bytes_received);
+      CHECK(e.frames_received >= before.frames_received);
+      CHECK((before.connected || !e.connected));  // never reconnects
+    }
+  }
+  const auto& last = events.back();
+  CHECK(last.frames_sent > 0);
+  CHECK(last.frames_received > 0);
+  CHECK(last.bytes_sent >= 40 * last.frames_sent);
+  CHECK(last.bytes_received >= 40 * last.frames_received);
+  return last;
+}
+
+/// What process 0 sent, process 1 received, and the other way round.
+void check_counts_agree(const lg::CommunicationEvent& zero, const lg::CommunicationEvent& one) {
+  CHECK(zero.bytes_sent == one.bytes_received);
+  CHECK(zero.frames_sent == one.frames_received);
+  CHECK(one.bytes_sent == zero.bytes_received);
+  CHECK(one.frames_sent == zero.frames_received);
 }
 
 }  // namespace
@@ -283,7 +350,7 @@ TEST_CASE("the --log-file pattern writes each worker's streams to its own file",
         std::set<std::string> streams;
         for (auto& s : reader.streams()) streams.insert(s.name);
         CHECK(streams == std::set<std::string>{"timely", "timely/progress/u64", "timely/reachability/u64",
-                                               "timely/summary/u64", "timely/frontier/u64"});
+                                               "timely/summary/u64", "timely/frontier/u64", "communication"});
         std::filesystem::remove(path);
       }
     }
@@ -323,4 +390,68 @@ TEST_CASE("a stream with a log file and a connection goes to both", "[log_sinks]
       CHECK(streamed == filed);
       CHECK(streamed.size() == workers);
     }
+}
+
+TEST_CASE("two processes log their connection to each other; each receives what the other sent",
+          "[log_sinks][communication]") {
+  capture_test::TempDir dir;
+  const std::string pattern = dir.file("comm-{process}-{worker}.tlog").string();
+  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
+    for (std::size_t workers : {1u, 2u, 4u}) {
+      INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand"));
+      run_two_processes(workers, mode, [&](timely::Config& config) { config.log_file = pattern; });
+      std::vector<lg::CommunicationEvent> last;
+      for (std::size_t p = 0; p < 2; ++p)
+        for (std::size_t w = 0; w < workers; ++w) {
+          const auto global = p * workers + w;
+          const auto path = dir.file("comm-" + std::to_string(p) + "-" + std::to_string(global) + ".tlog");
+          INFO(path.string());
+          lg::FileReader reader(path);
+          std::vector<lg::CommunicationEvent> events;
+          Duration previous{0};
+          reader.on<lg::CommunicationEvent>("communication", [&](Duration time, lg::CommunicationEvent& e) {
+            CHECK(time >= previous);
+            previous = time;
+            events.push_back(e);
+          });
+          reader.run();
+          CHECK(reader.closed());
+          if (w == 0)
+            last.push_back(check_connection(events, p));  // local worker 0 logs its process's
+          else
+            CHECK(events.empty());
+          std::filesystem::remove(path);
+        }
+      check_counts_agree(last.at(0), last.at(1));
+    }
+}
+
+TEST_CASE("TIMELY_COMM_LOG_ADDR streams each process's connection events from its first worker",
+          "[log_sinks][communication]") {
+  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
+    for (std::size_t workers : {1u, 2u, 4u}) {
+      INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand"));
+      Collector<lg::CommunicationEvent> collector(2);  // one connection per process
+      {
+        EnvGuard guard("TIMELY_COMM_LOG_ADDR", collector.address());
+        run_two_processes(workers, mode, [](timely::Config&) {});
+      }
+      std::vector<std::vector<lg::CommunicationEvent>> by_process(2);
+      for (auto& events : collector.finish()) {
+        const auto records = check_complete<lg::CommunicationEvent>(events);
+        REQUIRE(!records.empty());
+        const auto process = records.front().second.process;
+        REQUIRE(process < 2);
+        CHECK(by_process[process].empty());  // one stream per process
+        for (const auto& [time, event] : records) by_process[process].push_back(event);
+      }
+      check_counts_agree(check_connection(by_process[0], 0), check_connection(by_process[1], 1));
+    }
+  // One process has no connections: its first worker's stream opens and closes with no events.
+  Collector<lg::CommunicationEvent> collector(1);
+  {
+    EnvGuard guard("TIMELY_COMM_LOG_ADDR", collector.address());
+    timely::execute(timely::Config::process(2), small_dataflow);
+  }
+  CHECK(check_complete<lg::CommunicationEvent>(collector.finish().at(0)).empty());
 }

@@ -108,6 +108,18 @@ TEST_CASE("encodings are the documented little-endian bytes", "[logging][codec]"
   // Park with a timeout of 3 ns: index 7, park, present, the i64.
   CHECK(bytes_of(TimelyEvent{ParkEvent{true, 3ns}}) == raw({7, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0}));
   CHECK(bytes_of(std::vector<std::uint16_t>{1, 2}) == raw({2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 0}));
+  // Tuples and pairs of integers are written in one append: the same bytes as field by field.
+  CHECK(bytes_of(std::tuple<std::uint8_t, std::int16_t, std::uint32_t>{1, -2, 0x01020304}) ==
+        raw({1, 0xfe, 0xff, 4, 3, 2, 1}));
+  CHECK(bytes_of(std::pair<std::uint16_t, std::int64_t>{0x0102, -1}) ==
+        raw({2, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+  // A communication event: process, peer (u64s), connected, then four u64 counts.
+  const auto comm = bytes_of(CommunicationEvent{1, 2, true, 3, 4, 5, 6});
+  REQUIRE(comm.size() == 8 + 8 + 1 + 4 * 8);
+  CHECK(std::vector<std::byte>(comm.begin() + 16, comm.begin() + 26) == raw({1, 3, 0, 0, 0, 0, 0, 0, 0, 4}));
+  CHECK(round_trip(CommunicationEvent{1, 2, true, 3, 4, 5, 6}) == CommunicationEvent{1, 2, true, 3, 4, 5, 6});
+  CHECK(round_trip(CommunicationEvent{0, 1, false, 0, 0, ~0ull, 7}) ==
+        CommunicationEvent{0, 1, false, 0, 0, ~0ull, 7});
 }
 
 TEST_CASE("codec names follow the stream names' type names", "[logging][codec]") {
@@ -120,6 +132,7 @@ TEST_CASE("codec names follow the stream names' type names", "[logging][codec]")
   CHECK(EventCodec<std::tuple<std::int8_t, std::string, bool>>::name() == "(i8, String, bool)");
   CHECK(EventCodec<std::vector<std::optional<std::uint16_t>>>::name() == "Vec<Option<u16>>");
   CHECK(EventCodec<TimelyEvent>::name() == "TimelyEvent");
+  CHECK(EventCodec<CommunicationEvent>::name() == "CommunicationEvent");
   CHECK(EventCodec<ProgressEvent<std::uint64_t>>::name() == "ProgressEvent<u64>");
   CHECK(EventCodec<TrackerEvent<std::uint32_t>>::name() == "TrackerEvent<u32>");
   CHECK(EventCodec<OperatesSummaryEvent<std::int64_t>>::name() == "OperatesSummaryEvent<i64>");

@@ -81,6 +81,9 @@ class Allocator {
   /// Whether another worker of this process failed, or a peer process was lost: the worker
   /// should stop. Always false for the thread allocator (there is no one else).
   [[nodiscard]] bool poisoned() const noexcept;
+  /// The counters of this process's connections to the other processes (network_stats.hpp;
+  /// they outlive the network), or null for a single process.
+  [[nodiscard]] std::shared_ptr<const NetworkStats> network_stats() const noexcept;
 
  private:
   std::variant<Thread, Process, Cluster> kind_;

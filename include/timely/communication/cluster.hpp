@@ -37,6 +37,7 @@
 
 #include <timely/communication/allocate.hpp>
 #include <timely/communication/codec.hpp>
+#include <timely/communication/network_stats.hpp>
 #include <timely/communication/process.hpp>
 #include <timely/communication/push_pull.hpp>
 
@@ -207,6 +208,9 @@ class Cluster {
     return [shared = shared_, local = local_] { shared->buzz(local); };
   }
   [[nodiscard]] const std::shared_ptr<ProcessShared>& shared() const noexcept { return shared_; }
+  /// The counters of this process's connections (network_stats.hpp), or null in a single
+  /// process (the zerocopy mode has no connections).
+  [[nodiscard]] std::shared_ptr<const NetworkStats> network_stats() const noexcept;
 
  private:
   [[nodiscard]] std::size_t threads() const noexcept { return shared_->threads(); }

@@ -114,7 +114,7 @@ Encoder sink_begin_batch(FileSinkState& state, std::uint32_t stream, Duration no
 void sink_end_event(FileSinkState& state);
 void sink_finish_batch(FileSinkState& state);
 bool sink_failed(const FileSinkState& state) noexcept;
-void sink_flush(FileSinkState& state);
+void sink_flush(FileSinkState& state, Duration now);
 }  // namespace detail
 
 /// Writes log streams to one file in the format above: `action<E>(name)` binds a stream and
@@ -171,7 +171,7 @@ class FileSink {
     const auto stream = detail::sink_bind(*state_, name, EventCodec<E>::name());
     return [state = state_, stream](Duration now, std::vector<std::pair<Duration, E>>& events) {
       if (events.empty()) {
-        detail::sink_flush(*state);
+        detail::sink_flush(*state, now);
         return;
       }
       if (detail::sink_failed(*state)) return;

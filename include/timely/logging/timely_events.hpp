@@ -5,7 +5,9 @@
 /// - "timely/reachability/<T>" (`TrackerEvent<T>`): pointstamp changes a scope's tracker applies;
 /// - "timely/summary/<S>" (`OperatesSummaryEvent<S>`): each operator's internal path summaries;
 /// - "timely/frontier/<T>" (`FrontierEvent<T>`, not in the reference): each operator's input
-///   frontier changes and the capabilities it holds, as this worker sees them.
+///   frontier changes and the capabilities it holds, as this worker sees them;
+/// - "communication" (`CommunicationEvent`): the state of each connection to another process,
+///   and the bytes and frames it carried, logged by local worker 0 of each process.
 ///
 /// `<T>` is the timestamp's name (`timely::timestamp_name<T>()`: `u64`, `Product<u64, u32>`, ...),
 /// `<S>` its summary's. Use: register before building the dataflows to watch,
@@ -18,7 +20,9 @@
 /// node 0 port i is the scope's input i, one to node 0 port j its output j).
 ///
 /// Source: the reference's `logging::TimelyEvent`, `TimelyProgressEvent`, `TrackerEvent` and
-/// `OperatesSummaryEvent` (SEMANTICS.md §8.2), with the same names and fields.
+/// `OperatesSummaryEvent` (SEMANTICS.md §8.2), with the same names and fields; the reference's
+/// `CommunicationEvent` logs each message and connection state change, ours the counters of
+/// `communication::NetworkStats` (a message per event would cost what the messages do).
 /// Thread-safety: plain values.
 #pragma once
 
@@ -103,6 +107,25 @@ struct TextEvent {
 /// One event of the "timely" stream.
 using TimelyEvent = std::variant<OperatesEvent, ChannelsEvent, PushProgressEvent, MessagesEvent,
                                  ScheduleEvent, ShutdownEvent, CommChannelsEvent, ParkEvent, TextEvent>;
+
+/// Process `process`'s connection to process `peer`: whether it is `connected` (its handshake
+/// done, not yet closed or lost), and what it carried since the handshake, cumulative: bytes
+/// and frames (wire.hpp, headers included; heartbeats and end-of-stream frames too) sent to
+/// `peer` and received from it. Logged by local worker 0 of each process, one event per peer
+/// whose counters or state changed: when it connects, at the end of a step at most every 10 ms,
+/// on a state change, and once after the connections closed (the last events of the stream:
+/// then what one side reports sent equals what the other reports received).
+struct CommunicationEvent {
+  std::size_t process = 0;
+  std::size_t peer = 0;
+  bool connected = false;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t frames_sent = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t frames_received = 0;
+
+  friend bool operator==(const CommunicationEvent&, const CommunicationEvent&) = default;
+};
 
 /// A pointstamp change at input or output `port` of `node`: `(node, port, time, diff)`.
 template <class T>

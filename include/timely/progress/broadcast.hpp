@@ -154,7 +154,9 @@ class Progcaster {
  private:
   template <class Range>
   void log(bool is_send, std::size_t source, std::size_t seq, const Range& updates) {
-    logging::ProgressEvent<T> event;
+    auto event = logger_->recycled();
+    event.messages.clear();
+    event.internal.clear();
     event.is_send = is_send;
     event.source = source;
     event.channel = channel_;

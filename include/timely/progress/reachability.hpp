@@ -520,7 +520,9 @@ auto Builder<T>::build() const -> std::pair<Tracker<T>, Connectivity<Summary>> {
 template <Timestamp T>
 void Tracker<T>::propagate_all() {
   if (logger_ && !dirty_.empty()) {
-    logging::TrackerEvent<T> sources{true, tracker_id_, {}}, targets{false, tracker_id_, {}};
+    auto sources = logger_->recycled(), targets = logger_->recycled();  // vectors reused: fill in all
+    for (auto* e : {&sources, &targets})
+      e->is_source = e == &sources, e->tracker_id = tracker_id_, e->updates = {};
     for (const auto id : dirty_) {
       const Location loc = locations_[id];
       auto& out = loc.is_source ? sources.updates : targets.updates;
@@ -556,9 +558,8 @@ void Tracker<T>::propagate_all() {
     const std::uint32_t first = link_start_[id];
     const std::uint32_t last = link_start_[id + 1];
     auto& info = ports_[id];
-    // Links are pushed last to first: their locations ascend, and the sorted worklist takes a
-    // new least key in O(1) but scans its whole tail for a greatest one (a fan-out of k would
-    // cost O(k^2)).
+    // Links are pushed last to first: their locations ascend, and the sorted worklist takes a new
+    // least key in O(1) but scans its whole tail for a greatest one (a fan-out of k: O(k^2)).
     if (loc.is_source) {
       info.implications.update(work.time, work.diff, [&](const T& time, std::int64_t d) {
         for (auto k = last; k-- > first;) worklist_.push(time, links_[k].to, d);

@@ -192,6 +192,15 @@ class Subgraph final : public Operate<TOuter> {
   std::vector<std::size_t> channels_;
   std::optional<logging::Logger<logging::TimelyEvent>> logger_;
   std::optional<logging::Logger<logging::FrontierEvent<TInner>>> frontier_logger_;
+  // A frontier event to fill, its vector's capacity reused (Logger::recycled).
+  logging::FrontierEvent<TInner> recycled_frontier_event(std::size_t id, std::size_t port, bool is_input) {
+    auto event = frontier_logger_->recycled();
+    event.id = id;
+    event.port = port;
+    event.is_input = is_input;
+    event.updates.clear();
+    return event;
+  }
   std::optional<logging::Logger<logging::OperatesSummaryEvent<SummaryOf<TInner>>>> summary_logger_;
   // The parent-facing side.
   std::vector<std::shared_ptr<ChangeBatch<TInner>>> inputs_;
@@ -450,7 +459,7 @@ void Subgraph<TOuter, TInner>::propagate_pointstamps() {
         frontier_logger_->log(std::move(*event));
         event.reset();
       }
-      if (!event) event.emplace(logging::FrontierEvent<TInner>{child.global, port, true, {}});
+      if (!event) event.emplace(recycled_frontier_event(child.global, port, true));
       event->updates.emplace_back(time, diff);
     }
     if (!child.op)
@@ -536,7 +545,7 @@ void Subgraph<TOuter, TInner>::extract_progress(std::size_t index) {
     });
   for (std::size_t o = 0; o < p.internals.size(); ++o) {
     if (frontier_logger_ && child.local && !p.internals[o].empty()) {
-      logging::FrontierEvent<TInner> event{child.global, o, false, {}};
+      auto event = recycled_frontier_event(child.global, o, false);
       for (const auto& [t, d] : p.internals[o].view()) event.updates.emplace_back(t, d);
       if (!event.updates.empty()) frontier_logger_->log(std::move(event));
     }

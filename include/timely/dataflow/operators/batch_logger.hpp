@@ -201,5 +201,7 @@ struct Codec<logging::OperatesSummaryEvent<S>, void>
     : dataflow::LogEventCodec<logging::OperatesSummaryEvent<S>> {};
 template <logging::Encodable T>
 struct Codec<logging::FrontierEvent<T>, void> : dataflow::LogEventCodec<logging::FrontierEvent<T>> {};
+template <>
+struct Codec<logging::CommunicationEvent, void> : dataflow::LogEventCodec<logging::CommunicationEvent> {};
 
 }  // namespace timely::communication
