@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <variant>
 
+#include <boost/container/flat_map.hpp>
+
 namespace timely::observe {
 
 namespace {
@@ -19,7 +21,9 @@ using Address = std::vector<std::size_t>;
 // What one worker's stream says about it between events.
 struct WorkerTrack {
   WorkerState state;
-  std::map<std::size_t, Nanos> open;  // operator id -> start of its unfinished scheduling
+  // By operator id (dense on a worker): the start of its unfinished scheduling. A vector, so a
+  // scheduling allocates nothing.
+  std::vector<std::optional<Nanos>> open;
   Nanos parked_since{0};
   // Records this worker sent and received per channel id; they go to the operators at either
   // end only in `snapshot()`, which keeps a message's cost to one lookup here and places records
@@ -28,8 +32,9 @@ struct WorkerTrack {
   std::unordered_map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> per_channel;
 };
 
-// Pointstamp counts at one port, `time -> count`, zero counts erased.
-using Counts = std::map<std::uint64_t, std::int64_t>;
+// Pointstamp counts at one port, `time -> count`, zero counts erased. A flat map: a port holds
+// a few times at once, and a frontier moving on then allocates nothing.
+using Counts = boost::container::flat_map<std::uint64_t, std::int64_t>;
 
 struct OperatorTrack {
   OperatorState state;
@@ -119,14 +124,14 @@ struct Model::Impl {
   }
   void on(std::size_t w, Nanos time, const logging::ScheduleEvent& e) {
     auto& track = worker(w);
+    if (track.open.size() <= e.id) track.open.resize(e.id + 1);
     if (e.start) {
       track.open[e.id] = time;
       return;
     }
-    auto it = track.open.find(e.id);
-    if (it == track.open.end()) return;  // its start came before the model did
-    const Nanos start = it->second;
-    track.open.erase(it);
+    if (!track.open[e.id]) return;  // its start came before the model did
+    const Nanos start = *track.open[e.id];
+    track.open[e.id].reset();
     auto& o = op(w, e.id).state;
     ++o.schedules;
     o.busy += time - start;
