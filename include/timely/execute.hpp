@@ -59,7 +59,7 @@
 /// worker registers the monitor's actions for "timely" and "timely/frontier/u64" next to the
 /// sinks above (a stream with a file, a collector and the monitor goes to all three); after the
 /// computation it keeps serving the final state for `Config::monitor_linger`
-/// (`--monitor-linger SECONDS`), then stops. Off (empty) by default: then nothing listens and
+/// (`--monitor-linger SECONDS`; `execute` returns after it), then stops. Off (empty) by default: then nothing listens and
 /// nothing is registered. With several processes every process must be given `--monitor`
 /// (all or none: it allocates a channel on every worker); process 0 listens at its address
 /// and shows every process's workers, which local worker 0 of each other process sends it

@@ -252,6 +252,8 @@ std::optional<lg::FileSink> install_log_sinks(Worker& worker, const Config& conf
   // "communication": local worker 0 of each process logs it (communication_log.hpp), and alone connects.
   lg::Action<lg::CommunicationEvent> comm;
   if (file) comm = file->action<lg::CommunicationEvent>("communication");
+  if (monitor && config.processes > 1 && worker.index() % config.workers == 0)
+    comm = both(std::move(comm), monitor->communication_action(worker.index()));  // it reads them
   if (targets.communication && worker.index() % config.workers == 0)
     comm = both(std::move(comm), connect_logger<lg::CommunicationEvent>(*targets.communication, config,
                                                                         "TIMELY_COMM_LOG_ADDR"));

@@ -368,6 +368,18 @@ logging::Action<FrontierEvent<std::uint64_t>> Monitor::frontier_action(std::size
   };
 }
 
+logging::Action<logging::CommunicationEvent> Monitor::communication_action(std::size_t worker) {
+  auto feed = impl_->feed(worker);
+  return [feed](logging::Duration,
+                std::vector<std::pair<logging::Duration, logging::CommunicationEvent>>& events) {
+    if (events.empty()) return;
+    std::lock_guard lock(feed->mutex);  // a few events a second at most: waiting briefly is fine
+    for (const auto& [time, e] : events)
+      feed->model.add_peer(PeerState{e.process, e.peer, e.bytes_sent, e.bytes_received, e.frames_sent,
+                                     e.frames_received, e.connected});
+  };
+}
+
 void Monitor::finish(std::size_t worker) {
   auto& feed = *impl_->feed(worker);
   std::lock_guard lock(feed.mutex);

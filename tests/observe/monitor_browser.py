@@ -12,7 +12,8 @@ CHECK is one of:
             page's graph, worker rows and timeline; a screenshot goes to DIR/monitor.png.
   promtool  the same run; /metrics during the run and after it passes `promtool check metrics`.
   cluster   two processes (-n 2, one worker each) with --monitor on both: process 0's page shows
-            both workers, and the records summed over both equal those computed for their shares.
+            both workers, the records summed over both equal those computed for their shares, and
+            the state and /metrics show the bytes each process sent the other.
 """
 import argparse
 import json
@@ -140,6 +141,8 @@ def check_page(address, expected, workers, work):
         fail(f"the page does not list {workers} workers")
     if 'class="span"' not in page:
         fail("the timeline shows no schedulings")
+    if len(re.findall(r'<tr class="peer" data-process="\d+" data-peer="\d+"', page)) != (2 if workers == 2 else 0):
+        fail("the page's peers table does not match the processes")
     shot = os.path.join(work, "monitor.png")
     if os.path.exists(shot):
         os.remove(shot)
@@ -250,6 +253,13 @@ def main():
         workers = sorted(w["worker"] for w in state["workers"])
         if workers != [0, 1]:
             fail(f"process 0's state shows workers {workers}, not [0, 1]")
+        # Bytes per peer, from the "communication" stream of both processes.
+        peers = {(p["process"], p["peer"]): p for p in state["peers"]}
+        if sorted(peers) != [(0, 1), (1, 0)] or any(p["bytes_sent"] == 0 or p["bytes_received"] == 0
+                                                      for p in peers.values()):
+            fail(f"process 0's state shows peers {state['peers']}, not both directions with bytes")
+        if 'timely_peer_sent_bytes_total{process="1",peer="0"}' not in fetch(f"http://{address}/metrics"):
+            fail("/metrics has no bytes sent by process 1")
     for p, proc in enumerate(procs):
         finish(proc, f"wordcount process {p}")
     # The run itself: every distinct word once, the counts summing to the words of the text.

@@ -1,6 +1,7 @@
 /// \file
 /// The live monitor: `Monitor` keeps one observation `Model` (model.hpp) per local worker, fed by
-/// logging actions the worker registers for "timely" and "timely/frontier/u64", and serves them
+/// logging actions the worker registers for "timely" and "timely/frontier/u64" (and
+/// "communication", for bytes per peer), and serves them
 /// over HTTP/1.1 on its own thread: `/` a self-contained page (graph, frontiers and
 /// capabilities, worker time, a timeline of schedulings; it polls the JSON once a second),
 /// `/api/state` the merged `Snapshot` as JSON (`to_json`), `/metrics` the Prometheus text
@@ -76,6 +77,11 @@ class Monitor {
   [[nodiscard]] logging::Action<logging::TimelyEvent> timely_action(std::size_t worker, bool take);
   [[nodiscard]] logging::Action<logging::FrontierEvent<std::uint64_t>> frontier_action(std::size_t worker,
                                                                                        bool take);
+  /// The action to register for "communication" on the worker that logs it (local worker 0 of
+  /// a cluster process): each event replaces that peer's `PeerState` (its counts are cumulative).
+  /// It may run on any thread, also after `finish` (the runtime's last events come after the
+  /// connections closed). \throws ConfigError as `timely_action`.
+  [[nodiscard]] logging::Action<logging::CommunicationEvent> communication_action(std::size_t worker);
   /// Folds in what worker `worker`'s actions buffered, waiting for the lock; afterwards its
   /// actions fold every batch at once. Call on that worker's thread after its last step.
   void finish(std::size_t worker);
