@@ -2,7 +2,8 @@
 // a region runs on 1, 2 and 4 workers in both progress modes while the test fetches /api/state,
 // /metrics, / and another path over HTTP (a plain Beast client); the operator names, the records
 // of each operator and channel equal what the test sent, the metrics agree, other paths are 404,
-// and when the computation is over nothing listens. With the monitor off, no socket of this
+// and when the computation is over nothing listens. With a log file too, the file's events give
+// the same final state as the monitor's. With the monitor off, no socket of this
 // process listens and nothing is registered for the streams. Bad and busy addresses throw
 // errors naming them; --monitor and --monitor-linger parse. metrics_text is checked on a
 // hand-made snapshot (escaping, frontier lag, families).
@@ -16,7 +17,10 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
+
+#include <unistd.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -30,6 +34,7 @@
 #include <timely/dataflow/operators/map.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/execute.hpp>
+#include <timely/logging/file.hpp>
 #include <timely/observe/metrics.hpp>
 #include <timely/observe/model.hpp>
 #include <timely/observe/monitor.hpp>
@@ -132,6 +137,23 @@ double metric_sum(const std::string& text, const std::string& family, const std:
   return total;
 }
 
+/// The state the monitor at `address` shows once every one of `workers` dataflows shut down.
+ob::Snapshot final_state(const std::string& address, std::size_t workers) {
+  ob::Snapshot state;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    const auto reply = get(address, "/api/state");
+    REQUIRE(reply.status == 200);
+    REQUIRE(reply.content_type == "application/json");
+    state = ob::snapshot_from_json(reply.body);
+    std::size_t done = 0;
+    for (const auto& o : state.operators) done += o.address.size() == 1 && o.shut_down;
+    if (done == workers || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return state;
+}
+
 }  // namespace
 
 TEST_CASE("the monitor serves the state, metrics and page of a running computation", "[monitor]") {
@@ -149,19 +171,8 @@ TEST_CASE("the monitor serves the state, metrics and page of a running computati
       REQUIRE(address.rfind("127.0.0.1:", 0) == 0);
       REQUIRE(address != "127.0.0.1:0");
 
-      // Poll until every worker's dataflow has shut down: then its state is final.
-      ob::Snapshot state;
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-      for (;;) {
-        const auto reply = get(address, "/api/state");
-        REQUIRE(reply.status == 200);
-        REQUIRE(reply.content_type == "application/json");
-        state = ob::snapshot_from_json(reply.body);
-        std::size_t done = 0;
-        for (const auto& o : state.operators) done += o.address.size() == 1 && o.shut_down;
-        if (done == workers || std::chrono::steady_clock::now() > deadline) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
+      // Once every worker's dataflow has shut down its state is final.
+      const auto state = final_state(address, workers);
       REQUIRE(state.workers.size() == workers);
       std::set<std::string> names;
       for (const auto& o : state.operators) names.insert(o.name);
@@ -202,6 +213,51 @@ TEST_CASE("the monitor serves the state, metrics and page of a running computati
       CHECK(listening_sockets() == 0);
       CHECK_THROWS(get(address, "/"));
     }
+}
+
+TEST_CASE("a log file and the monitor get the same events", "[monitor]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("timely-monitor-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
+    for (std::size_t workers : {1u, 2u, 4u}) {
+      INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand"));
+      auto config = timely::Config::process(workers);
+      config.worker.progress_mode = mode;
+      config.log_file = (dir / "log-{worker}.bin").string();
+      config.monitor = "127.0.0.1:0";
+      config.monitor_linger = std::chrono::milliseconds(1500);
+      std::promise<std::string> ready;
+      config.monitor_ready = [&](const std::string& address) { ready.set_value(address); };
+      std::thread run([&] { timely::execute(config, build_and_run); });
+      const auto shown = final_state(ready.get_future().get(), workers);
+      run.join();
+      // The files, read back into models of their own, give the same operators and channels.
+      ob::Snapshot read;
+      for (std::size_t w = 0; w < workers; ++w) {
+        ob::Model model;
+        timely::logging::FileReader reader(dir / ("log-" + std::to_string(w) + ".bin"));
+        reader.on<timely::logging::TimelyEvent>(
+            "timely",
+            [&](timely::logging::Duration t, timely::logging::TimelyEvent& e) { model.add(w, t, e); });
+        reader.on<timely::logging::FrontierEvent<Time>>(
+            "timely/frontier/u64", [&](timely::logging::Duration t, timely::logging::FrontierEvent<Time>& e) {
+              model.add(w, t, e);
+            });
+        reader.run();
+        ob::merge(read, model.snapshot());
+      }
+      REQUIRE(read.operators.size() == shown.operators.size());
+      for (std::size_t i = 0; i < read.operators.size(); ++i) {
+        const auto &a = read.operators[i], &b = shown.operators[i];
+        INFO("operator " << a.name << " on worker " << a.worker);
+        CHECK(std::tie(a.worker, a.id, a.address, a.name, a.schedules, a.busy, a.records_in, a.records_out,
+                       a.input_frontiers, a.capabilities, a.shut_down) ==
+              std::tie(b.worker, b.id, b.address, b.name, b.schedules, b.busy, b.records_in, b.records_out,
+                       b.input_frontiers, b.capabilities, b.shut_down));
+      }
+      CHECK(read.channels == shown.channels);
+    }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("with the monitor off nothing listens and nothing is registered", "[monitor]") {
