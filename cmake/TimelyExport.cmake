@@ -7,7 +7,7 @@
 include(CMakePackageConfigHelpers)
 
 set(TIMELY_EXPORTED_TARGETS timely_container timely_logging timely_observe timely_communication timely_core
-  timely)
+  timely timely_streaming)
 foreach(target IN LISTS TIMELY_EXPORTED_TARGETS)
   string(REGEX REPLACE "^timely_" "" export_name "${target}")
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})

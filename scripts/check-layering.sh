@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the one direction of dependency between timely's libraries (ARCHITECTURE.md §1):
 # container and logging each include only their own headers, communication its own and container's,
-# observe its own and logging's; core uses them all.
+# observe its own and logging's; core uses them all; streaming sits on top and no other includes it.
 # Boost.Asio may appear only in src/communication/, the wire format only in its own header
 # (the dataflow layer sees the allocator facade, not frames), and of Boost.PFR only its core.
 set -euo pipefail
@@ -23,6 +23,11 @@ check container 'container/'
 check logging 'logging/'
 check communication 'communication/|container/'  # communication sits above container
 check observe 'observe/|logging/'  # the observation model sits on logging alone
+# Stream processing sits on top of everything: no other library includes it.
+if grep -rn '#include <timely/streaming/' . | grep -v '^\./streaming/'; then
+  echo "layering: a header outside streaming/ includes timely/streaming/" >&2
+  status=1
+fi
 # Progress tracking sits below the dataflow layer: Scope uses progress/, never the reverse.
 if grep -rn '#include <timely/dataflow/' progress; then
   echo "layering: a header under progress/ includes timely/dataflow/" >&2
