@@ -16,6 +16,7 @@
 #include <timely/streaming/nexmark/source.hpp>
 
 #include "model.hpp"
+#include "query_runner.hpp"
 #include "support/catch.hpp"
 #include "support/harness.hpp"
 
@@ -23,44 +24,10 @@ namespace nx = timely::streaming::nexmark;
 using namespace timely::dataflow::operators;
 
 namespace {
-
-std::vector<nx::Event> sequence(const nx::GeneratorConfig& config) {
-  std::vector<nx::Event> out;
-  for (std::uint64_t n = 0; n < config.events; ++n)
-    out.push_back(nx::make_event(config, nx::event_id_at(config, n)));
-  return out;
-}
-
-nx::GeneratorConfig small_config(std::uint64_t group) {
-  nx::GeneratorConfig config;
-  config.events = 6'000;
-  config.seed = 21;
-  config.rate = 100'000;  // 100 events per ms
-  config.out_of_order_group_size = group;
-  return config;
-}
-
-/// Small slices, so that the source runs many times and the frontier moves in steps.
-const nx::SourceOptions kOptions{.batch = 97, .batch_size = 13, .paced = false};
-
-/// Runs `query` behind the source on `worker`; returns its records, each checked to carry a
-/// timestamp no earlier than the source's frontier when it was generated (recorded in `late`).
-template <class Record, class Query>
-std::vector<Record> run_query(timely::Worker& worker, const nx::GeneratorConfig& config, Query query,
-                              std::uint64_t& late) {
-  std::vector<Record> out;
-  timely::dataflow::ProbeHandle<std::uint64_t> probe;
-  worker.dataflow<std::uint64_t>([&](auto& scope) {
-    nx::source(scope, config, kOptions) | query | inspect_time([&](const std::uint64_t& t, const Record& r) {
-      // The probe's frontier is at or behind every record still in flight.
-      if (!probe.less_equal(t)) ++late;
-      out.push_back(r);
-    }) | probe_with(probe);
-  });
-  while (!probe.done()) worker.step();
-  return out;
-}
-
+using nexmark_test::kOptions;
+using nexmark_test::run_query;
+using nexmark_test::sequence;
+using nexmark_test::small_config;
 }  // namespace
 
 TEST_CASE("the source sends each worker's share at its event times, holding the watermark",

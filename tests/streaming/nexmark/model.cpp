@@ -23,7 +23,7 @@ std::vector<T> sorted(std::vector<T> v) {
 std::uint64_t rounded_mean(std::uint64_t sum, std::uint64_t count) { return (2 * sum + count) / (2 * count); }
 
 /// True if `a` beats `b` as a winning bid: higher price, then earlier, then less in Bid order.
-bool better_bid(const Bid& a, const Bid& b) {
+bool beats(const Bid& a, const Bid& b) {
   if (a.price != b.price) return a.price > b.price;
   if (a.date_time != b.date_time) return a.date_time < b.date_time;
   return a < b;
@@ -96,7 +96,7 @@ std::vector<AuctionBid> q9(const std::vector<Event>& events) {
     const Auction& a = *found->second;
     if (b->date_time < a.date_time || b->date_time >= a.expires || b->price < a.reserve) continue;
     const auto [at, inserted] = best.try_emplace(b->auction, *b);
-    if (!inserted && better_bid(*b, at->second)) at->second = *b;
+    if (!inserted && beats(*b, at->second)) at->second = *b;
   }
   std::vector<AuctionBid> out;
   for (const auto& [id, bid] : best) out.push_back({*auctions.at(id), bid});

@@ -8,7 +8,7 @@
 ///   - `q2(skip)`: selection; `(auction, price)` of the bids whose auction id is a multiple of
 ///     `skip` (Beam Query2, `auctionSkip`, default 123).
 /// All three are Pipeline operators (no exchange: records stay on their worker) and keep their
-/// input's timestamps. The windowed queries (3-9, 11) build on timely/streaming's windows.
+/// input's timestamps. The queries with state (3-9, 11) are in nexmark/windowed_queries.hpp.
 ///
 /// Use: `nexmark::source(scope, config) | nexmark::q1() | probe_with(probe)`.
 /// \throws ConfigError from `q2` if `skip` is 0.
