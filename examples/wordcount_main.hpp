@@ -33,6 +33,7 @@ struct Part {
   std::string lines;
   std::uint64_t words = 0;
   std::uint64_t distinct = 0;
+  std::chrono::steady_clock::time_point done;  // when this worker had its words formatted
 };
 
 /// The part of `path` worker `index` of `peers` reads: whole lines starting in its byte range.
@@ -132,9 +133,14 @@ int main(int argc, char** argv, const char* name, const char* default_text, Buil
         part.lines.append(word).append(1, ' ').append(digits, end).append(1, '\n');
       }
       part.distinct = latest.size();
+      part.done = std::chrono::steady_clock::now();
       return part;
     });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Until the last worker finished, not until execute returned: --monitor-linger keeps the
+    // monitor serving after that, and is not part of the count.
+    auto done = start;
+    for (const auto& part : results) done = std::max(done, part.done);
+    const double seconds = std::chrono::duration<double>(done - start).count();
 
     std::uint64_t words = 0, distinct = 0;
     for (const auto& part : results) {

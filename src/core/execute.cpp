@@ -11,6 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -84,19 +86,54 @@ void add_options(CLI::App& app, Parsed& p) {
       ->option_text("FILE");
   app.add_flag("-r,--report", p.report, "Report connection events on standard error");
   app.add_flag("-z,--zerocopy", p.zerocopy, "Serialize messages between the workers of this process too");
+  // A number of seconds in [least, most]: finite, so that "nan" and "inf" are refused too.
+  const auto seconds = [](const char* option, double least, double most) {
+    return CLI::Validator(
+        [=](std::string& text) -> std::string {
+          double value = 0;
+          std::size_t used = 0;
+          try {
+            value = std::stod(text, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          const auto bound = [](double x) {
+            std::ostringstream out;
+            out << x;
+            return out.str();
+          };
+          if (used == 0 || used != text.size() || !std::isfinite(value))
+            return std::string(option) + " expects a number of seconds, got '" + text + "'";
+          if (value < least || value > most)
+            return std::string(option) + " expects seconds from " + bound(least) + " to " + bound(most) +
+                   ", got '" + text + "'";
+          return {};
+        },
+        "SECONDS");
+  };
   app.add_option("--connect-timeout", p.connect_timeout,
-                 "Seconds to wait for all processes to connect (default 60)")
-      ->check(CLI::Range(0.001, 86400.0))
+                 "Seconds to wait for all processes to connect, 0.001 to 86400 (default 60)")
+      ->check(seconds("--connect-timeout", 0.001, 86400.0))
       ->option_text("SECONDS");
+  const auto nonempty = [](const char* option, const char* what) {
+    return CLI::Validator(
+        [=](std::string& text) -> std::string {
+          if (text.empty()) return std::string(option) + " expects " + what + ", got an empty value";
+          return {};
+        },
+        what);
+  };
   app.add_option("--log-file", p.log_file,
                  "Write each worker's log streams to PATTERN, with {process} and {worker} replaced")
+      ->check(nonempty("--log-file", "PATTERN"))
       ->option_text("PATTERN");
   app.add_option("--monitor", p.monitor,
                  "Serve a live monitor page, /api/state and /metrics at HOST:PORT (give it to every process)")
+      ->check(nonempty("--monitor", "HOST:PORT"))
       ->option_text("HOST:PORT");
   app.add_option("--monitor-linger", p.monitor_linger,
-                 "Seconds the monitor keeps serving after the computation ends (default 0)")
-      ->check(CLI::Range(0.0, 86400.0))
+                 "Seconds the monitor keeps serving after the computation ends, 0 to 86400 (default 0)")
+      ->check(seconds("--monitor-linger", 0.0, 86400.0))
       ->option_text("SECONDS");
   app.add_option("args", p.positional, "The program's own arguments");
 }

@@ -312,15 +312,32 @@ TEST_CASE("monitor addresses: malformed ones and busy ports throw errors naming 
   }
 }
 
-TEST_CASE("--monitor and --monitor-linger parse", "[monitor]") {
+TEST_CASE("the --monitor and --monitor-linger arguments parse, and bad values are refused", "[monitor]") {
   const char* args[] = {"prog", "--monitor", "127.0.0.1:0", "--monitor-linger", "2.5", "file"};
   const auto config = timely::Config::from_args(6, args);
   CHECK(config.monitor == "127.0.0.1:0");
   CHECK(config.monitor_linger == std::chrono::milliseconds(2500));
   CHECK(config.positional == std::vector<std::string>{"file"});
   CHECK(timely::Config::from_args(1, args).monitor.empty());
-  const char* negative[] = {"prog", "--monitor-linger", "-1"};
-  CHECK_THROWS_AS(timely::Config::from_args(3, negative), timely::ConfigError);
+  const auto refused = [](std::vector<const char*> argv, const std::string& says) {
+    INFO(argv[1] << " " << (argv.size() > 2 ? argv[2] : ""));
+    argv.insert(argv.begin(), "prog");
+    try {
+      (void)timely::Config::from_args(static_cast<int>(argv.size()), argv.data());
+      FAIL("accepted");
+    } catch (const timely::ConfigError& e) {
+      CHECK_THAT(e.what(), Catch::Contains(says));
+    }
+  };
+  refused({"--monitor-linger", "1e6"}, "--monitor-linger expects seconds from 0 to 86400, got '1e6'");
+  refused({"--monitor-linger", "abc"}, "--monitor-linger expects a number of seconds, got 'abc'");
+  refused({"--monitor-linger", "nan"}, "--monitor-linger expects a number of seconds, got 'nan'");
+  refused({"--monitor-linger", "inf"}, "--monitor-linger expects a number of seconds, got 'inf'");
+  refused({"--monitor-linger", "2s"}, "--monitor-linger expects a number of seconds, got '2s'");
+  refused({"--connect-timeout", "0"}, "--connect-timeout expects seconds from 0.001 to 86400, got '0'");
+  refused({"--connect-timeout", "NaN"}, "--connect-timeout expects a number of seconds, got 'NaN'");
+  refused({"--monitor", ""}, "--monitor expects HOST:PORT, got an empty value");
+  refused({"--log-file", ""}, "--log-file expects PATTERN, got an empty value");
   CHECK(timely::Config::usage("prog").find("--monitor HOST:PORT") != std::string::npos);
 }
 
