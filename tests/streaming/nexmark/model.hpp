@@ -32,7 +32,7 @@
 
 #include <timely/streaming/nexmark/event.hpp>
 #include <timely/streaming/nexmark/queries.hpp>
-#include <timely/streaming/nexmark/windowed_queries.hpp>
+#include <timely/streaming/nexmark/results.hpp>
 
 namespace nexmark_model {
 
@@ -42,8 +42,8 @@ using timely::streaming::nexmark::Bid;
 using timely::streaming::nexmark::Event;
 using timely::streaming::nexmark::Person;
 
-// The parameters and result types are the library's (nexmark/windowed_queries.hpp), so the
-// dataflow's results compare with ==; the model's logic (model.cpp) uses none of its operators.
+// The parameters and result types are the library's (nexmark/results.hpp, which holds no
+// operators), so the dataflow's results compare with ==; the model's logic is its own.
 using timely::streaming::nexmark::AuctionBid;
 using timely::streaming::nexmark::BidSession;
 using timely::streaming::nexmark::CategoryPrice;
