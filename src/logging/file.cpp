@@ -336,6 +336,7 @@ struct FileReader::Impl {
   std::map<std::string, Handler, std::less<>> handlers;
   std::vector<StreamInfo> streams;
   bool closed = false;
+  std::uint64_t torn = 0;        // the bytes of a torn last frame that run() left unread
   std::vector<std::byte> frame;  // the frame being checked, header and payload
 
   ~Impl() {
@@ -392,9 +393,15 @@ struct FileReader::Impl {
         std::chrono::nanoseconds(static_cast<std::int64_t>(load_u64(bytes.data() + 32))));
   }
 
-  // Reads and checks the frame at `offset` into `frame`. \returns its payload length.
-  std::uint32_t read_frame(std::uint64_t offset, std::uint64_t size) {
+  // Reads and checks the frame at `offset` into `frame`. \returns its payload length, or
+  // nothing for a torn last frame when the options accept one (`torn` then holds its bytes).
+  std::optional<std::uint32_t> read_frame(std::uint64_t offset, std::uint64_t size) {
     const auto left = size - offset;
+    const bool torn_ok = options.accept_unclosed && options.accept_torn_tail;
+    if (left < kFrameHeaderSize && torn_ok) {
+      torn = left;
+      return std::nullopt;
+    }
     if (left < kFrameHeaderSize)
       fail(offset, "a torn frame: " + std::to_string(left) + " of its " + std::to_string(kFrameHeaderSize) +
                        " header bytes are in the file");
@@ -405,6 +412,10 @@ struct FileReader::Impl {
     if (length > kMaxFramePayload)
       fail(offset, "a payload length of " + std::to_string(length) + " bytes, above the limit of " +
                        std::to_string(kMaxFramePayload));
+    if (length > left - kFrameHeaderSize && torn_ok) {
+      torn = left;
+      return std::nullopt;
+    }
     if (length > left - kFrameHeaderSize)
       fail(offset, "a torn frame: its payload of " + std::to_string(length) +
                        " bytes ends past the end of the file (" + std::to_string(left - kFrameHeaderSize) +
@@ -482,6 +493,7 @@ struct FileReader::Impl {
   void run() {
     streams.clear();
     closed = false;
+    torn = 0;
     const auto size = file_size();
     std::uint64_t offset = kLogFileHeaderSize;
     std::uint64_t frames = 0;
@@ -491,7 +503,9 @@ struct FileReader::Impl {
         fail(offset, "the file ends after " + std::to_string(frames) +
                          " frames without its end frame (its writer did not close it)");
       }
-      const auto length = read_frame(offset, size);
+      const auto read = read_frame(offset, size);
+      if (!read) return;  // a torn last frame, accepted: the file ends at the frame before it
+      const auto length = *read;
       const auto kind = static_cast<std::uint8_t>(frame[16]);
       const auto stream = load_u32(frame.data() + 20);
       Decoder in(std::span<const std::byte>(frame).subspan(kFrameHeaderSize));
@@ -535,6 +549,7 @@ void FileReader::run() { impl_->run(); }
 const FileHeader& FileReader::header() const noexcept { return impl_->header; }
 const std::vector<StreamInfo>& FileReader::streams() const noexcept { return impl_->streams; }
 bool FileReader::closed() const noexcept { return impl_->closed; }
+std::uint64_t FileReader::torn_bytes() const noexcept { return impl_->torn; }
 const std::filesystem::path& FileReader::path() const noexcept { return impl_->path; }
 
 }  // namespace timely::logging

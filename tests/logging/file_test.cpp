@@ -299,7 +299,7 @@ TEST_CASE("a file written by real Logger flushes replays the logger's batches", 
 
     // A flush hands the frames to the file: a reader sees them while the sink is open.
     std::size_t seen = 0;
-    FileReader early(file.path(), FileReader::Options{.accept_unclosed = true});
+    FileReader early(file.path(), FileReader::Options{.accept_unclosed = true, .accept_torn_tail = false});
     early.on<TimelyEvent>("timely", [&](Duration, TimelyEvent&) { ++seen; });
     early.run();
     CHECK(seen == 7);
@@ -352,7 +352,7 @@ TEST_CASE("with a flush interval, a logger's flush writes only once the interval
   CHECK(std::filesystem::file_size(file.path()) == 0);  // not even the header: nothing written yet
   sink.flush();                                         // the sink's own flush always writes
   std::size_t seen = 0;
-  FileReader reader(file.path(), FileReader::Options{.accept_unclosed = true});
+  FileReader reader(file.path(), FileReader::Options{.accept_unclosed = true, .accept_torn_tail = false});
   reader.on<TimelyEvent>("timely", [&](Duration, TimelyEvent& e) {
     CHECK(e == TimelyEvent{ShutdownEvent{1}});
     ++seen;
@@ -432,9 +432,24 @@ TEST_CASE("a file cut at any byte is rejected after the frames before the cut", 
     // Told to accept an unclosed file, a cut between frames reads the frames before it.
     delivered.clear();
     const bool between_frames = n >= kLogFileHeaderSize && frames[whole] == n;
-    const auto lenient = read_small_file(cut.path(), delivered, FileReader::Options{.accept_unclosed = true});
+    const auto lenient = read_small_file(
+        cut.path(), delivered, FileReader::Options{.accept_unclosed = true, .accept_torn_tail = false});
     CHECK(lenient.has_value() != between_frames);
     CHECK(delivered == expected);
+
+    // Told to accept a torn last frame as well, any cut after the file header reads the frames
+    // before it, and the reader says how many bytes it left.
+    delivered.clear();
+    const FileReader::Options torn_ok{.accept_unclosed = true, .accept_torn_tail = true};
+    const auto tolerant = read_small_file(cut.path(), delivered, torn_ok);
+    CHECK(tolerant.has_value() == (n < kLogFileHeaderSize));
+    CHECK(delivered == expected);
+    if (n >= kLogFileHeaderSize) {
+      FileReader reader(cut.path(), torn_ok);
+      reader.run();
+      CHECK(reader.torn_bytes() == n - frames[whole]);
+      CHECK(reader.closed() == (n == bytes.size()));
+    }
   }
 }
 

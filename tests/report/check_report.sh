@@ -144,8 +144,20 @@ errors)
   expect_error 'text.log' text.log -o out.html
   timeout 60 "$program" text.log -w 1 --quiet --log-file 'good.log' >run.out 2>run.err || fail "wordcount failed"
   size=$(stat -c %s good.log)
-  head -c $((size - 30)) good.log >torn.log  # the end frame cut in two
-  expect_error 'torn.log' torn.log -o out.html
+  # A log cut anywhere (a killed writer, a full disk, a run still going) is reported up to its
+  # last whole frame, marked unclosed with its torn bytes; here cut inside the end frame and at
+  # offsets that fall inside frames.
+  for cut in $((size - 30)) $((size / 2 + 7)) $((size / 3 + 1)) 70; do
+    head -c "$cut" good.log >torn.log
+    rm -f torn.html
+    timeout 60 "$report" torn.log -o torn.html 2>report.err || fail "timely-report failed on a log cut at $cut of $size bytes"
+    grep -q '(1 unclosed)' report.err || fail "a log cut at $cut is not reported unclosed: $(cat report.err)"
+    grep -q '<tr class="file unclosed">' torn.html || fail "the page does not mark the log cut at $cut unclosed"
+    grep -q 'a torn frame, are left out' torn.html || grep -q 'unclosed (its writer did not finish)' torn.html ||
+      fail "the page does not say what was left of the log cut at $cut"
+  done
+  head -c 10 good.log >short.log  # shorter than the file header: not a log
+  expect_error 'short.log' short.log -o out.html
   [ -e out.html ] && fail "a failed report left out.html"
   # A changed byte in the middle fails its frame's checksum.
   cp good.log flipped.log
@@ -153,7 +165,7 @@ errors)
   expect_error 'flipped.log' flipped.log -o out.html
   expect_error 'are both process 0 worker 0' good.log good.log -o out.html  # one worker's log twice
   timeout 60 "$report" good.log -o good.html 2>report.err || fail "timely-report failed on a good log"
-  echo "check_report errors: missing arguments and files, text, torn and changed logs all fail with status 1"
+  echo "check_report errors: missing arguments and files, text, short and changed logs fail with status 1; cut logs are reported up to their last whole frame"
   ;;
 *)
   fail "unknown mode $mode"

@@ -46,9 +46,9 @@
 /// detected (up to 2^-64 collisions); they detect corruption, not tampering.
 ///
 /// A file without its end frame (the writer crashed, or is still writing) is an error, like a
-/// torn frame, unless the reader is told to accept an unclosed file (`FileReader::Options`);
-/// a torn frame is always an error. Either way the frames before the damage are delivered first:
-/// the reader checks and delivers one frame at a time.
+/// torn frame, unless the reader is told to accept an unclosed file (`FileReader::Options`),
+/// and then a torn last frame too if it is told so. Either way the frames before the damage are delivered
+/// first: the reader checks and delivers one frame at a time.
 ///
 /// Source: our own format. The reference logs to files through `BatchLogger` and capture's
 /// `EventWriter` (SEMANTICS.md §8.1, §10.1), which has length prefixes but no header,
@@ -231,6 +231,12 @@ class FileReader {
     /// Accept a file that ends at a frame boundary without its end frame (a writer that
     /// crashed or is still writing); a torn frame is an error regardless.
     bool accept_unclosed = false;
+    /// With `accept_unclosed`, also accept a torn last frame: one whose header or payload the
+    /// file ends inside (a writer killed mid-write, a full disk, a file still being written). The
+    /// reader stops at the last whole frame before it and `torn_bytes()` says how many bytes it
+    /// left unread. Damage that is followed by more bytes of its frame (a wrong magic, length or
+    /// checksum) is an error regardless.
+    bool accept_torn_tail = false;
   };
 
   /// Opens `path` and checks its header.
@@ -290,6 +296,8 @@ class FileReader {
   [[nodiscard]] const std::vector<StreamInfo>& streams() const noexcept;
   /// Whether the last `run()` found the end frame.
   [[nodiscard]] bool closed() const noexcept;
+  /// The bytes of a torn last frame that the last `run()` left unread (`accept_torn_tail`), 0 if none.
+  [[nodiscard]] std::uint64_t torn_bytes() const noexcept;
   /// The file read.
   [[nodiscard]] const std::filesystem::path& path() const noexcept;
 

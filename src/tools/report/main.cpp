@@ -3,11 +3,12 @@
 //   timely-report LOGFILE... -o report.html [--dot graph.dot]
 //
 // Reads the files `--log-file PATTERN` wrote (one per worker; logging::FileReader, unclosed files
-// accepted and marked as such), folds their "timely" and "timely/frontier/u64" streams into an
-// observe::Model, and writes the page: the dataflow graph laid out by Graphviz, a zoomable
-// timeline of schedulings per worker, per-operator totals, and the capabilities that held any
-// frontier still unfinished at the end. `--dot` also writes the graph's DOT. Errors (a file that
-// cannot be read or is damaged, no files, bad arguments) go to standard error with exit status 1.
+// and a torn last frame accepted and marked as such: a run killed mid-write or still running), folds their
+// "timely" and "timely/frontier/u64" streams into an observe::Model, and writes the page: the dataflow graph
+// laid out by Graphviz, a zoomable timeline of schedulings per worker, per-operator totals, and the
+// capabilities that held any frontier still unfinished at the end. `--dot` also writes the graph's DOT.
+// Errors (a file that cannot be read or is damaged, no files, bad arguments) go to standard error with exit
+// status 1.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -45,7 +46,7 @@ std::vector<timely::report::LogInput> read_logs(const std::vector<std::string>& 
   std::vector<timely::report::LogInput> inputs;
   std::uint64_t per_process = 1;
   for (const auto& path : paths) {
-    lg::FileReader header(path, lg::FileReader::Options{true});
+    lg::FileReader header(path, lg::FileReader::Options{.accept_unclosed = true, .accept_torn_tail = false});
     timely::report::LogInput in;
     in.path = path;
     in.process = header.header().process;
@@ -60,7 +61,8 @@ std::vector<timely::report::LogInput> read_logs(const std::vector<std::string>& 
       throw std::runtime_error("'" + it->second.string() + "' and '" + in.path.string() +
                                "' are both process " + std::to_string(in.process) + " worker " +
                                std::to_string(in.worker) + " (two runs' logs?)");
-    lg::FileReader reader(in.path, lg::FileReader::Options{true});
+    lg::FileReader reader(in.path,
+                          lg::FileReader::Options{.accept_unclosed = true, .accept_torn_tail = true});
     const std::size_t w = in.global_worker;
     std::uint64_t& events = in.events;
     reader.on<lg::TimelyEvent>(
@@ -80,6 +82,7 @@ std::vector<timely::report::LogInput> read_logs(const std::vector<std::string>& 
         });
     reader.run();
     in.closed = reader.closed();
+    in.torn_bytes = reader.torn_bytes();
   }
   return inputs;
 }

@@ -117,7 +117,11 @@ std::string files_table(const std::vector<LogInput>& inputs) {
     out << "<tr class=\"file " << (in.closed ? "closed" : "unclosed") << "\"><td><code>"
         << escape(in.path.string()) << "</code></td>" << num("process", in.process)
         << num("worker", static_cast<std::uint64_t>(in.global_worker)) << num("events", in.events) << "<td>"
-        << (in.closed ? "closed" : "unclosed (its writer did not finish)") << "</td></tr>\n";
+        << (in.closed           ? std::string("closed")
+            : in.torn_bytes > 0 ? "unclosed (its writer did not finish; the last " +
+                                      std::to_string(in.torn_bytes) + " bytes, a torn frame, are left out)"
+                                : std::string("unclosed (its writer did not finish)"))
+        << "</td></tr>\n";
   out << "</tbody></table>";
   return out.str();
 }

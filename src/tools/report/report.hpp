@@ -21,6 +21,7 @@ struct LogInput {
   std::size_t global_worker = 0;  ///< in the computation
   std::uint64_t events = 0;       ///< events of the two streams read
   bool closed = false;            ///< the file had its end frame
+  std::uint64_t torn_bytes = 0;   ///< bytes of a torn last frame left unread (an unclosed file)
 };
 
 /// One operator summed over the workers that ran it (same address on every worker).
