@@ -301,6 +301,8 @@ struct EventTimeOp {
               caps = std::move(caps), stats, board, activator, peers, index, max_seen = std::optional<T>{},
               last_record = Clock::now(), last_tick = Clock::now(),
               announced = std::optional<std::pair<T, bool>>{}]() mutable {
+        (void)peers;  // used by idle detection only
+        (void)index;
         if (caps.empty()) {
           // Done: drain whatever still arrives; it is behind everything.
           input.for_each(
