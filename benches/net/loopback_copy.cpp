@@ -3,12 +3,28 @@
 // kernel allows, and prints the rate. Compare with the bytes/s of `exchange` across two
 // processes (benches/net/cluster_medians.sh runs both).
 //
-//   loopback_copy [BYTES] [CHUNK]      (defaults: 4 GiB, 1 MiB)
+//   loopback_copy [BYTES] [CHUNK] [--both]      (defaults: 4 GiB, 1 MiB)
+//
+// --both: both ends of the one connection send BYTES at the same time, each end with a writing
+// and a reading thread (four threads), as two processes of `exchange -n 2` do: each sends its
+// share to the other over one full-duplex connection, with a send and a receive thread per peer
+// (src/communication/network.cpp). That is the fair baseline for them: the two directions share
+// the CPUs and the kernel's loopback path. Prints each direction's rate (its bytes over the time
+// until its reader saw the end), their mean first, and the total.
+//
+// Both modes also print the process's CPU time (user + sys, getrusage) over the copy and the
+// bytes moved per CPU-second, which a loaded machine disturbs less than the wall-time rate.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,43 +33,121 @@
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// User + system CPU seconds of the whole process so far.
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto secs = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  return secs(usage.ru_utime) + secs(usage.ru_stime);
+}
+
+/// Reads `socket` to its end; returns the bytes read.
+std::uint64_t read_all(tcp::socket& socket, std::size_t chunk) {
+  std::vector<char> buf(chunk);
+  std::uint64_t received = 0;
+  boost::system::error_code ec;
+  for (;;) {
+    const auto n = socket.read_some(asio::buffer(buf), ec);
+    received += n;
+    if (ec) break;
+  }
+  return received;
+}
+
+/// Writes `bytes` bytes to `socket` in writes of `chunk`, then ends the sending direction.
+void write_all(tcp::socket& socket, std::uint64_t bytes, std::size_t chunk) {
+  std::vector<char> buf(chunk, 'x');
+  std::uint64_t sent = 0;
+  while (sent < bytes) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - sent));
+    asio::write(socket, asio::buffer(buf.data(), n));
+    sent += n;
+  }
+  socket.shutdown(tcp::socket::shutdown_send);
+}
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   try {
-    const std::uint64_t bytes = argc > 1 ? std::stoull(argv[1]) : (std::uint64_t{4} << 30);
-    const std::size_t chunk = argc > 2 ? std::stoul(argv[2]) : (std::size_t{1} << 20);
+    std::vector<std::string> args;
+    bool both = false;
+    for (int i = 1; i < argc; ++i) {
+      if (std::strcmp(argv[i], "--both") == 0)
+        both = true;
+      else
+        args.emplace_back(argv[i]);
+    }
+    if (args.size() > 2) throw std::invalid_argument("usage: loopback_copy [BYTES] [CHUNK] [--both]");
+    const std::uint64_t bytes = !args.empty() ? std::stoull(args[0]) : (std::uint64_t{4} << 30);
+    const std::size_t chunk = args.size() > 1 ? std::stoul(args[1]) : (std::size_t{1} << 20);
     if (chunk == 0) throw std::invalid_argument("CHUNK must be positive");
     asio::io_context io;
     tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
     const auto port = acceptor.local_endpoint().port();
-    std::uint64_t received = 0;
-    std::thread reader([&] {
-      tcp::socket socket(io);
-      acceptor.accept(socket);
-      std::vector<char> buf(chunk);
-      boost::system::error_code ec;
-      for (;;) {
-        const auto n = socket.read_some(asio::buffer(buf), ec);
-        received += n;
-        if (ec) break;
-      }
-    });
-    tcp::socket socket(io);
-    socket.connect(tcp::endpoint(asio::ip::address_v4::loopback(), port));
-    std::vector<char> buf(chunk, 'x');
-    const auto start = std::chrono::steady_clock::now();
-    std::uint64_t sent = 0;
-    while (sent < bytes) {
-      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - sent));
-      asio::write(socket, asio::buffer(buf.data(), n));
-      sent += n;
+    tcp::socket a(io), b(io);  // a: the connecting end, b: the accepted end
+    a.connect(tcp::endpoint(asio::ip::address_v4::loopback(), port));
+    acceptor.accept(b);
+
+    if (!both) {
+      std::uint64_t received = 0;
+      const double cpu0 = cpu_seconds();
+      const auto start = Clock::now();
+      std::thread reader([&] { received = read_all(b, chunk); });
+      write_all(a, bytes, chunk);
+      reader.join();
+      const double secs = since(start), cpu = cpu_seconds() - cpu0;
+      if (received != bytes) throw std::runtime_error("received " + std::to_string(received) + " bytes");
+      std::printf("loopback: %llu bytes in %.3f s: %.3e bytes/s; cpu %.3f s: %.3e bytes per cpu-second\n",
+                  static_cast<unsigned long long>(bytes), secs, static_cast<double>(bytes) / secs, cpu,
+                  static_cast<double>(bytes) / cpu);
+      return 0;
     }
-    socket.shutdown(tcp::socket::shutdown_send);
-    reader.join();
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (received != bytes) throw std::runtime_error("received " + std::to_string(received) + " bytes");
-    std::printf("loopback: %llu bytes in %.3f s: %.3e bytes/s\n", static_cast<unsigned long long>(bytes),
-                secs, static_cast<double>(bytes) / secs);
+
+    // Both directions at once: each end writes from one thread and reads from another.
+    std::uint64_t got_a = 0, got_b = 0;
+    double secs_a = 0, secs_b = 0;  // until the reader at that end saw the end of the stream
+    std::atomic<bool> go{false};
+    const double cpu0 = cpu_seconds();
+    const auto start = Clock::now();
+    auto wait_go = [&] {
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+    };
+    std::thread read_a([&] {
+      got_a = read_all(a, chunk);
+      secs_a = since(start);
+    });
+    std::thread read_b([&] {
+      got_b = read_all(b, chunk);
+      secs_b = since(start);
+    });
+    std::thread write_b([&] {
+      wait_go();
+      write_all(b, bytes, chunk);
+    });
+    go.store(true, std::memory_order_release);
+    write_all(a, bytes, chunk);
+    write_b.join();
+    read_a.join();
+    read_b.join();
+    const double secs = since(start), cpu = cpu_seconds() - cpu0;
+    if (got_a != bytes || got_b != bytes)
+      throw std::runtime_error("received " + std::to_string(got_b) + " and " + std::to_string(got_a) +
+                               " bytes");
+    const double ab = static_cast<double>(bytes) / secs_b, ba = static_cast<double>(bytes) / secs_a;
+    std::printf(
+        "loopback both ways: %llu bytes each way in %.3f s: %.3e bytes/s each way (a->b %.3e, b->a %.3e), "
+        "%.3e bytes/s total; cpu %.3f s: %.3e bytes per cpu-second\n",
+        static_cast<unsigned long long>(bytes), secs, (ab + ba) / 2, ab, ba,
+        2 * static_cast<double>(bytes) / secs, cpu, 2 * static_cast<double>(bytes) / cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loopback_copy: %s\n", e.what());
     return 1;
