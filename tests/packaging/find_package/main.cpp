@@ -1,7 +1,8 @@
 // Consumer program for the find_package, build-tree and pkg-config packaging tests: two workers
 // each feed numbers into an exchange; every worker counts what it receives and checks that it
 // only gets its own share (exchange routes a record to worker `route(record) % peers`). Prints
-// the version from <timely/version.hpp> and the totals; fails if that version differs from
+// the version from <timely/version.hpp>, the totals, and the bids among 500 Nexmark events (the
+// streaming library); fails if that version differs from
 // TIMELY_CONSUMER_EXPECTED_VERSION, the one the package metadata (CMake or pkg-config) reported.
 #include <cstdint>
 #include <exception>
@@ -16,6 +17,8 @@
 #error "the consumer's build must define TIMELY_CONSUMER_EXPECTED_VERSION"
 #endif
 
+std::uint64_t nexmark_bids(std::uint64_t events);  // streaming_check.cpp
+
 namespace {
 
 struct Tally {
@@ -24,6 +27,7 @@ struct Tally {
 };
 
 constexpr std::uint64_t kRounds = 5;
+constexpr std::uint64_t kNexmarkEvents = 500;
 constexpr std::uint64_t kPerRound = 4;
 
 }  // namespace
@@ -60,9 +64,13 @@ int main() {
     }
     const bool version_matches = std::string_view(timely::version_string) == TIMELY_CONSUMER_EXPECTED_VERSION;
     std::cout << "package version " << TIMELY_CONSUMER_EXPECTED_VERSION << "\n";
+    const std::uint64_t bids = nexmark_bids(kNexmarkEvents);
     std::cout << "version=" << timely::version_string << " workers=" << tallies.size()
-              << " received=" << received << " misrouted=" << misrouted << "\n";
-    return (version_matches && received == 2 * kRounds * kPerRound && misrouted == 0) ? 0 : 1;
+              << " received=" << received << " misrouted=" << misrouted << " nexmark_bids=" << bids << "\n";
+    return (version_matches && received == 2 * kRounds * kPerRound && misrouted == 0 &&
+            bids == kNexmarkEvents / 50 * 46)
+               ? 0
+               : 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
