@@ -104,6 +104,14 @@ class FileSinkState {
     out.put_u64(options.worker);
     out.put_i64(wall_ns);
     out.put_u64(checksum(std::span(buffer_).first(kHeaderChecksumAt)));
+    // On disk at once: a run killed before its first flush leaves a file readers take as
+    // unclosed and empty, not one too short to be a log.
+    try {
+      flush();
+    } catch (...) {
+      ::close(fd_);
+      throw;
+    }
   }
 
   ~FileSinkState() {
@@ -393,6 +401,38 @@ struct FileReader::Impl {
         std::chrono::nanoseconds(static_cast<std::int64_t>(load_u64(bytes.data() + 32))));
   }
 
+  // The offset of the first whole frame with a valid checksum starting at or after `from`, if
+  // any: the frame magic, a length within the limit and the file, and its checksum. Reads the
+  // rest of the file once, a MiB at a time, and each candidate frame it finds.
+  std::optional<std::uint64_t> whole_frame_after(std::uint64_t from, std::uint64_t size) const {
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    std::vector<std::byte> chunk, candidate;
+    for (std::uint64_t base = from; base + kFrameHeaderSize <= size; base += kChunk) {
+      // Each chunk overlaps the next by the magic's length less one, so no magic is split.
+      const auto n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(kChunk + kFrameMagic.size() - 1, size - base));
+      chunk.resize(n);
+      read_at(base, chunk.data(), n);
+      for (std::size_t i = 0; i + kFrameMagic.size() <= n && i < kChunk; ++i) {
+        if (!std::equal(kFrameMagic.begin(), kFrameMagic.end(),
+                        chunk.begin() + static_cast<std::ptrdiff_t>(i)))
+          continue;
+        const std::uint64_t at = base + i;
+        if (size - at < kFrameHeaderSize) return std::nullopt;
+        candidate.resize(kFrameHeaderSize);
+        read_at(at, candidate.data(), kFrameHeaderSize);
+        const auto length = load_u32(candidate.data() + 4);
+        if (length > kMaxFramePayload || length > size - at - kFrameHeaderSize) continue;
+        candidate.resize(kFrameHeaderSize + length);
+        read_at(at + kFrameHeaderSize, candidate.data() + kFrameHeaderSize, length);
+        if (load_u64(candidate.data() + kFrameChecksumAt) ==
+            checksum(std::span(candidate).subspan(kFrameCoveredFrom)))
+          return at;
+      }
+    }
+    return std::nullopt;
+  }
+
   // Reads and checks the frame at `offset` into `frame`. \returns its payload length, or
   // nothing for a torn last frame when the options accept one (`torn` then holds its bytes).
   std::optional<std::uint32_t> read_frame(std::uint64_t offset, std::uint64_t size) {
@@ -413,6 +453,12 @@ struct FileReader::Impl {
       fail(offset, "a payload length of " + std::to_string(length) + " bytes, above the limit of " +
                        std::to_string(kMaxFramePayload));
     if (length > left - kFrameHeaderSize && torn_ok) {
+      // A torn frame is the file's last write; a damaged length can look the same. If a whole,
+      // valid frame starts anywhere after this header, the length is damaged, not torn.
+      if (const auto later = whole_frame_after(offset + kFrameHeaderSize, size))
+        fail(offset, "a payload length of " + std::to_string(length) +
+                         " bytes that runs past the end of the file, but a whole frame follows at offset " +
+                         std::to_string(*later) + " (the length is damaged)");
       torn = left;
       return std::nullopt;
     }

@@ -1,12 +1,14 @@
 // Log files (timely/logging/file.hpp): round trips of every event kind through FileSink and
 // FileReader, several streams in one file, files written by real Logger flushes, the documented
 // layout, and rejection of every truncation and of a changed byte anywhere; write errors on
-// /dev/full.
+// /dev/full and past a file size limit.
 #include <timely/logging/file.hpp>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -349,8 +351,8 @@ TEST_CASE("with a flush interval, a logger's flush writes only once the interval
   Logger<TimelyEvent> logger(options.start, sink.action<TimelyEvent>("timely"), 1024);
   logger.log(ShutdownEvent{1});
   logger.flush();
-  CHECK(std::filesystem::file_size(file.path()) == 0);  // not even the header: nothing written yet
-  sink.flush();                                         // the sink's own flush always writes
+  CHECK(std::filesystem::file_size(file.path()) == kLogFileHeaderSize);  // the header alone, written at once
+  sink.flush();                                                          // the sink's own flush always writes
   std::size_t seen = 0;
   FileReader reader(file.path(), FileReader::Options{.accept_unclosed = true, .accept_torn_tail = false});
   reader.on<TimelyEvent>("timely", [&](Duration, TimelyEvent& e) {
@@ -449,6 +451,43 @@ TEST_CASE("a file cut at any byte is rejected after the frames before the cut", 
       reader.run();
       CHECK(reader.torn_bytes() == n - frames[whole]);
       CHECK(reader.closed() == (n == bytes.size()));
+    }
+  }
+}
+
+TEST_CASE("a damaged length that runs past the end is an error, not a torn last frame", "[logging][file]") {
+  TempPath file;
+  TempPath changed;
+  const auto written = write_small_file(file.path());
+  const auto bytes = read_bytes(file.path());
+  const auto frames = frame_offsets(bytes);  // binds 0-1, batches 2-4, end 5, then the size
+  const FileReader::Options torn_ok{.accept_unclosed = true, .accept_torn_tail = true};
+  for (std::size_t f = 0; f + 1 < frames.size(); ++f) {
+    INFO("frame " << f << " at " << frames[f]);
+    auto copy = bytes;
+    // A length just past the end of the file (a flipped high bit would do the same).
+    const auto past = static_cast<std::uint32_t>(bytes.size() - frames[f]);
+    for (std::size_t b = 0; b < 4; ++b) copy[frames[f] + 4 + b] = static_cast<unsigned char>(past >> (8 * b));
+    write_bytes(changed.path(), copy, copy.size());
+    std::vector<Delivered> delivered;
+    const auto failed = read_small_file(changed.path(), delivered, torn_ok);
+    const std::size_t batches_before = f > 2 ? f - 2 : 0;
+    CHECK(delivered == std::vector<Delivered>(written.begin(),
+                                              written.begin() + static_cast<std::ptrdiff_t>(batches_before)));
+    if (f + 2 < frames.size()) {
+      // Whole frames follow: the length is damaged.
+      REQUIRE(failed.has_value());
+      CHECK(*failed == frames[f]);
+      try {
+        FileReader reader(changed.path(), torn_ok);
+        reader.run();
+      } catch (const LogFileError& e) {
+        CHECK_THAT(e.what(),
+                   Catch::Contains("a whole frame follows at offset " + std::to_string(frames[f + 1])));
+      }
+    } else {
+      // The end frame is the last: nothing follows it, so it reads as torn (the file unclosed).
+      CHECK_FALSE(failed.has_value());
     }
   }
 }
@@ -564,19 +603,45 @@ TEST_CASE("readers and sinks reject misuse and foreign files", "[logging][file]"
 TEST_CASE("writes to a full disk throw LogFileError naming the file", "[logging][file]") {
   REQUIRE(std::filesystem::exists("/dev/full"));  // Linux has it; this test is about it
   const std::filesystem::path full = "/dev/full";
-  {
+  // The header is written at once: a disk full from the start fails the constructor.
+  try {
     FileSink sink(full);
+    FAIL("a FileSink on /dev/full was created");
+  } catch (const LogFileError& e) {
+    CHECK(e.path() == full);
+    CHECK_FALSE(e.offset().has_value());
+    CHECK_THAT(e.what(), Catch::Contains("/dev/full") && Catch::Contains("No space left on device"));
+  }
+  // A disk that fills later: a file size limit (RLIMIT_FSIZE, with SIGXFSZ ignored, so writes
+  // past it fail with EFBIG) of one header and a little more.
+  TempPath file;
+  struct rlimit before {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &before) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = before;
+  small.rlim_cur = 256;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  struct Restore {
+    struct rlimit limit;
+    void (*handler)(int);
+    ~Restore() {
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      std::signal(SIGXFSZ, handler);
+    }
+  } restore{before, old_handler};
+  {
+    FileSink sink(file.path());
     auto action = sink.action<TimelyEvent>("timely");
-    Batch<TimelyEvent> batch{{1ns, TextEvent{"lost"}}};
+    Batch<TimelyEvent> batch{{1ns, TextEvent{std::string(400, 'x')}}};
     CHECK_NOTHROW(action(2ns, batch));  // collected in memory
     Batch<TimelyEvent> flush;
     try {
       action(3ns, flush);
-      FAIL("a flush to /dev/full succeeded");
+      FAIL("a flush past the file size limit succeeded");
     } catch (const LogFileError& e) {
-      CHECK(e.path() == full);
+      CHECK(e.path() == file.path());
       CHECK_FALSE(e.offset().has_value());
-      CHECK_THAT(e.what(), Catch::Contains("/dev/full") && Catch::Contains("No space left on device"));
+      CHECK_THAT(e.what(), Catch::Contains(file.path().string()) && Catch::Contains("File too large"));
     }
     CHECK_THROWS_AS(sink.flush(), LogFileError);  // the failure stays
     CHECK_NOTHROW(action(4ns, batch));            // events never throw; they are dropped
@@ -584,10 +649,10 @@ TEST_CASE("writes to a full disk throw LogFileError naming the file", "[logging]
   }
   {
     // Through a logger: its full batches go on, its flush throws, its destructor does not.
-    FileSink sink(full, FileSink::Options{.buffer_bytes = 1});
+    FileSink sink(file.path(), FileSink::Options{.buffer_bytes = 1});
     Logger<TimelyEvent> logger(std::chrono::steady_clock::now(), sink.action<TimelyEvent>("timely"), 2);
-    for (std::size_t i = 0; i < 3; ++i) CHECK_NOTHROW(logger.log(ShutdownEvent{i}));
-    CHECK_THROWS_WITH(logger.flush(), Catch::Contains("/dev/full"));
+    for (std::size_t i = 0; i < 3; ++i) CHECK_NOTHROW(logger.log(TextEvent{std::string(200, 'y')}));
+    CHECK_THROWS_WITH(logger.flush(), Catch::Contains(file.path().string()));
     logger.log(ShutdownEvent{9});
   }
 }

@@ -13,7 +13,9 @@ mode=$1 report=$2 program=$3 workdir=$4
 rm -rf "$workdir" && mkdir -p "$workdir" && cd "$workdir" || exit 1
 
 pid=
-cleanup() { if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; fi; }
+# kill_run: the program run in the background under `timeout` (pid), and timeout itself.
+kill_run() { pkill -9 -P "$pid" 2>/dev/null; kill -9 "$pid" 2>/dev/null; }
+cleanup() { if [ -n "$pid" ]; then kill_run; fi; }
 trap cleanup EXIT
 fail() {
   echo "check_report $mode: $*" >&2
@@ -114,7 +116,7 @@ unfinished)
   for _ in $(seq 1 300); do grep -q holding run.out 2>/dev/null && break; sleep 0.1; done
   grep -q holding run.out || fail "held_capability hang never held"
   sleep 0.3  # a few 10 ms log flushes
-  kill -9 "$pid"
+  kill_run
   wait "$pid" 2>/dev/null
   pid=
   timeout 60 "$report" hang-0.log hang-1.log -o hang.html 2>report.err || fail "timely-report failed on unclosed logs"
@@ -156,6 +158,21 @@ errors)
     grep -q 'a torn frame, are left out' torn.html || grep -q 'unclosed (its writer did not finish)' torn.html ||
       fail "the page does not say what was left of the log cut at $cut"
   done
+  # A run killed before its first flush leaves the header alone: an unclosed, empty log.
+  head -c 48 good.log >header-only.log
+  timeout 60 "$report" header-only.log -o header-only.html 2>report.err ||
+    fail "timely-report failed on a log of its header alone: $(cat report.err)"
+  grep -q '(1 unclosed)' report.err || fail "a log of its header alone is not reported unclosed"
+  # The output may not be one of the logs; two runs' logs of one process are not one run.
+  cp good.log keep.log
+  expect_error 'would be overwritten' keep.log -o keep.log
+  cmp -s good.log keep.log || fail "timely-report overwrote its input"
+  timeout 60 "$program" text.log -w 1 --quiet --log-file 'again-{worker}.log' >run.out 2>run.err ||
+    fail "wordcount failed"
+  sleep 0.3  # runs more than 50 ms apart are told apart (their logging clocks' starts differ)
+  timeout 60 "$program" text.log -w 2 --quiet --log-file 'two-{worker}.log' >run.out 2>run.err ||
+    fail "wordcount -w 2 failed"
+  expect_error 'from different runs' two-1.log again-0.log -o out.html  # process 0's workers 1 and 0
   head -c 10 good.log >short.log  # shorter than the file header: not a log
   expect_error 'short.log' short.log -o out.html
   [ -e out.html ] && fail "a failed report left out.html"

@@ -153,10 +153,10 @@ class FileSink {
     Duration flush_interval{0};
   };
 
-  /// Creates (or truncates) the file at `path` and writes its header (to memory: the first
-  /// write error shows at the first flush).
-  /// \throws LogFileError if the file cannot be opened, or `options.max_frame_payload` is 0
-  /// or above `kMaxFramePayload`.
+  /// Creates (or truncates) the file at `path` and writes its header to it at once (so that a
+  /// run killed before any flush leaves a valid, unclosed, empty log).
+  /// \throws LogFileError if the file cannot be opened or its header written, or
+  /// `options.max_frame_payload` is 0 or above `kMaxFramePayload`.
   FileSink(const std::filesystem::path& path, const Options& options);
   explicit FileSink(const std::filesystem::path& path) : FileSink(path, Options{}) {}
   FileSink(FileSink&&) noexcept = default;

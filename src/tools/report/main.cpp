@@ -10,6 +10,7 @@
 // Errors (a file that cannot be read or is damaged, no files, bad arguments) go to standard error with exit
 // status 1.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -45,6 +46,10 @@ void write_file(const std::string& path, const std::string& text) {
 std::vector<timely::report::LogInput> read_logs(const std::vector<std::string>& paths, ob::Model& model) {
   std::vector<timely::report::LogInput> inputs;
   std::uint64_t per_process = 1;
+  // The workers of one process share one logging clock, so their headers name one start (up
+  // to the microseconds between each sink's two clock readings): files of one process whose
+  // starts lie further apart come from different runs.
+  std::map<std::uint64_t, std::pair<std::filesystem::path, lg::FileHeader>> process_start;
   for (const auto& path : paths) {
     lg::FileReader header(path, lg::FileReader::Options{.accept_unclosed = true, .accept_torn_tail = false});
     timely::report::LogInput in;
@@ -52,6 +57,12 @@ std::vector<timely::report::LogInput> read_logs(const std::vector<std::string>& 
     in.process = header.header().process;
     in.worker = header.header().worker;
     per_process = std::max<std::uint64_t>(per_process, in.worker + 1);
+    const auto [it, fresh] = process_start.emplace(in.process, std::pair{in.path, header.header()});
+    const auto apart = it->second.second.start - header.header().start;
+    if (!fresh && std::chrono::abs(apart) > std::chrono::milliseconds(50))
+      throw std::runtime_error("'" + it->second.first.string() + "' and '" + in.path.string() +
+                               "' are both from process " + std::to_string(in.process) +
+                               " but from different runs (their logging clocks started at different times)");
     inputs.push_back(in);
   }
   std::map<std::size_t, std::filesystem::path> seen;
@@ -106,6 +117,11 @@ int main(int argc, char** argv) {
     return e.get_exit_code() == 0 ? app.exit(e) : (app.exit(e), 1);
   }
   try {
+    for (const auto& log : logs)
+      for (const auto& out : {output, dot_path})
+        if (!out.empty() && std::filesystem::exists(out) && std::filesystem::equivalent(log, out))
+          throw std::runtime_error("the output '" + out + "' is the log file '" + log +
+                                   "': it would be overwritten");
     ob::Model model;
     const auto inputs = read_logs(logs, model);
     const auto snapshot = model.snapshot();
