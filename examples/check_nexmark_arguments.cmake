@@ -8,3 +8,6 @@ expect_failure(2 "--rate must be positive" ${NEXMARK} --query 1 --events 10 --ra
 expect_failure(2 "out_of_order_group_size" ${NEXMARK} --query 1 --events 10 --group 0)
 expect_failure(2 "expected a non-negative whole number for --events" ${NEXMARK} --query 1 --events x)
 expect_failure(2 "--query given twice" ${NEXMARK} --query 1 --query 2 --events 10)
+expect_failure(2 "--events must be positive" ${NEXMARK} --query 1 --events 0)
+expect_failure(2 "for --events, got ' -5'" ${NEXMARK} --query 1 --events " -5")
+expect_failure(2 "for --events, got '\\+5'" ${NEXMARK} --query 1 --events +5)

@@ -42,7 +42,8 @@ inline std::uint64_t parse_count(const std::string& text, const char* what) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || text.empty() || text[0] == '-')
+  // Digits only: stoull alone would take leading blanks, a sign (wrapping "-5") and "+5".
+  if (used != text.size() || text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
     throw timely::ConfigError(std::string("expected a non-negative whole number for ") + what + ", got '" +
                               text + "'");
   return value;

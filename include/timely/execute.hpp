@@ -59,13 +59,13 @@
 /// worker registers the monitor's actions for "timely" and "timely/frontier/u64" next to the
 /// sinks above (a stream with a file, a collector and the monitor goes to all three); after the
 /// computation it keeps serving the final state for `Config::monitor_linger`
-/// (`--monitor-linger SECONDS`; `execute` returns after it), then stops. Off (empty) by default: then nothing listens and
-/// nothing is registered. With several processes every process must be given `--monitor`
-/// (all or none: it allocates a channel on every worker); process 0 listens at its address
-/// and shows every process's workers, which local worker 0 of each other process sends it
-/// every 500 ms (and at the end) over the computation's own connections; the other processes'
-/// addresses are not read. Errors: `ConfigError` naming the address if it is not HOST:PORT,
-/// `communication::NetworkError` naming it if it cannot be listened on (port in use).
+/// (`--monitor-linger SECONDS`; `execute` returns after it), then stops. Off (empty) by default: then nothing
+/// listens and nothing is registered. With several processes every process must be given `--monitor` (all or
+/// none: it allocates a channel on every worker); process 0 listens at its address and shows every process's
+/// workers, which local worker 0 of each other process sends it every 500 ms (and at the end) over the
+/// computation's own connections; the other processes' addresses are not read. Errors: `ConfigError` naming
+/// the address if it is not HOST:PORT, `communication::NetworkError` naming it if it cannot be listened on
+/// (port in use).
 ///
 /// Source: the reference's `execute` module and `Config` (SEMANTICS.md §7.7). Thread-safety:
 /// `execute` may be called from any thread; the closure runs on each worker thread.
@@ -141,9 +141,10 @@ struct Config {
   /// `--monitor HOST:PORT`, `--monitor-linger SECONDS` (0 to 86400), `--help`.
   /// Positional arguments are collected in `positional` and left to the program. `argv[0]` is
   /// the program name.
-  /// `-r` sets `network.report` to write the transport's connection reports to standard error,
-  /// "timely: ..." a line: the only output of the library, and only on this request (replace
-  /// `network.report` to send them elsewhere).
+  /// `-r` sets `network.report` to write the transport's connection reports (and, with
+  /// `--monitor`, the address the monitor serves) to standard error, "timely: ..." a line: the
+  /// only output of the library, and only on this request (replace `network.report` to send
+  /// them elsewhere).
   /// \throws ConfigError naming the bad argument (unknown flag, missing or non-numeric value,
   /// zero workers, a process index not below P, an unreadable or malformed hostfile);
   /// HelpRequested with the usage text for `--help`.

@@ -86,16 +86,20 @@ void add_options(CLI::App& app, Parsed& p) {
       ->option_text("FILE");
   app.add_flag("-r,--report", p.report, "Report connection events on standard error");
   app.add_flag("-z,--zerocopy", p.zerocopy, "Serialize messages between the workers of this process too");
-  // A number of seconds in [least, most]: finite, so that "nan" and "inf" are refused too.
-  const auto seconds = [](const char* option, double least, double most) {
+  // A number of seconds in [least, most], written in decimal: finite, so "nan" and "inf" are
+  // refused, and no hexadecimal ("0x10"), which std::stod would take. CLI11 puts the option's
+  // name before the message.
+  const auto seconds = [](double least, double most) {
     return CLI::Validator(
         [=](std::string& text) -> std::string {
           double value = 0;
           std::size_t used = 0;
-          try {
-            value = std::stod(text, &used);
-          } catch (const std::exception&) {
-            used = 0;
+          if (!text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos) {
+            try {
+              value = std::stod(text, &used);
+            } catch (const std::exception&) {
+              used = 0;
+            }
           }
           const auto bound = [](double x) {
             std::ostringstream out;
@@ -103,37 +107,36 @@ void add_options(CLI::App& app, Parsed& p) {
             return out.str();
           };
           if (used == 0 || used != text.size() || !std::isfinite(value))
-            return std::string(option) + " expects a number of seconds, got '" + text + "'";
+            return "expects a number of seconds, got '" + text + "'";
           if (value < least || value > most)
-            return std::string(option) + " expects seconds from " + bound(least) + " to " + bound(most) +
-                   ", got '" + text + "'";
+            return "expects seconds from " + bound(least) + " to " + bound(most) + ", got '" + text + "'";
           return {};
         },
         "SECONDS");
   };
   app.add_option("--connect-timeout", p.connect_timeout,
                  "Seconds to wait for all processes to connect, 0.001 to 86400 (default 60)")
-      ->check(seconds("--connect-timeout", 0.001, 86400.0))
+      ->check(seconds(0.001, 86400.0))
       ->option_text("SECONDS");
-  const auto nonempty = [](const char* option, const char* what) {
+  const auto nonempty = [](const char* what) {
     return CLI::Validator(
         [=](std::string& text) -> std::string {
-          if (text.empty()) return std::string(option) + " expects " + what + ", got an empty value";
+          if (text.empty()) return std::string("expects ") + what + ", got an empty value";
           return {};
         },
         what);
   };
   app.add_option("--log-file", p.log_file,
                  "Write each worker's log streams to PATTERN, with {process} and {worker} replaced")
-      ->check(nonempty("--log-file", "PATTERN"))
+      ->check(nonempty("PATTERN"))
       ->option_text("PATTERN");
   app.add_option("--monitor", p.monitor,
                  "Serve a live monitor page, /api/state and /metrics at HOST:PORT (give it to every process)")
-      ->check(nonempty("--monitor", "HOST:PORT"))
+      ->check(nonempty("HOST:PORT"))
       ->option_text("HOST:PORT");
   app.add_option("--monitor-linger", p.monitor_linger,
                  "Seconds the monitor keeps serving after the computation ends, 0 to 86400 (default 0)")
-      ->check(seconds("--monitor-linger", 0.0, 86400.0))
+      ->check(seconds(0.0, 86400.0))
       ->option_text("SECONDS");
   app.add_option("args", p.positional, "The program's own arguments");
 }
@@ -411,6 +414,9 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
     options.listen = config.process_index == 0;
     monitor = std::make_unique<observe::Monitor>(config.monitor, options);
     if (options.listen && config.monitor_ready) config.monitor_ready(monitor->address());
+    // With `-r`, where it listens (the system's choice for port 0 is known only now).
+    if (options.listen && config.network.report)
+      config.network.report("monitor serving http://" + monitor->address() + "/");
   }
   Finished finished;
   communication::initialize(config.communication_config(), [&](communication::Allocator& allocator) {

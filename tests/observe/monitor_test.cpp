@@ -228,9 +228,13 @@ TEST_CASE("a log file and the monitor get the same events", "[monitor]") {
       config.monitor_linger = std::chrono::milliseconds(1500);
       std::promise<std::string> ready;
       config.monitor_ready = [&](const std::string& address) { ready.set_value(address); };
+      std::vector<std::string> reported;  // what `-r` would print
+      config.network.report = [&](const std::string& line) { reported.push_back(line); };
       std::thread run([&] { timely::execute(config, build_and_run); });
-      const auto shown = final_state(ready.get_future().get(), workers);
+      const auto address = ready.get_future().get();
+      const auto shown = final_state(address, workers);
       run.join();
+      CHECK(std::count(reported.begin(), reported.end(), "monitor serving http://" + address + "/") == 1);
       // The files, read back into models of their own, give the same operators and channels.
       ob::Snapshot read;
       for (std::size_t w = 0; w < workers; ++w) {
@@ -329,15 +333,16 @@ TEST_CASE("the --monitor and --monitor-linger arguments parse, and bad values ar
       CHECK_THAT(e.what(), Catch::Contains(says));
     }
   };
-  refused({"--monitor-linger", "1e6"}, "--monitor-linger expects seconds from 0 to 86400, got '1e6'");
-  refused({"--monitor-linger", "abc"}, "--monitor-linger expects a number of seconds, got 'abc'");
-  refused({"--monitor-linger", "nan"}, "--monitor-linger expects a number of seconds, got 'nan'");
-  refused({"--monitor-linger", "inf"}, "--monitor-linger expects a number of seconds, got 'inf'");
-  refused({"--monitor-linger", "2s"}, "--monitor-linger expects a number of seconds, got '2s'");
-  refused({"--connect-timeout", "0"}, "--connect-timeout expects seconds from 0.001 to 86400, got '0'");
-  refused({"--connect-timeout", "NaN"}, "--connect-timeout expects a number of seconds, got 'NaN'");
-  refused({"--monitor", ""}, "--monitor expects HOST:PORT, got an empty value");
-  refused({"--log-file", ""}, "--log-file expects PATTERN, got an empty value");
+  refused({"--monitor-linger", "1e6"}, "--monitor-linger: expects seconds from 0 to 86400, got '1e6'");
+  refused({"--monitor-linger", "abc"}, "--monitor-linger: expects a number of seconds, got 'abc'");
+  refused({"--monitor-linger", "nan"}, "--monitor-linger: expects a number of seconds, got 'nan'");
+  refused({"--monitor-linger", "inf"}, "--monitor-linger: expects a number of seconds, got 'inf'");
+  refused({"--monitor-linger", "2s"}, "--monitor-linger: expects a number of seconds, got '2s'");
+  refused({"--monitor-linger", "0x10"}, "--monitor-linger: expects a number of seconds, got '0x10'");
+  refused({"--connect-timeout", "0"}, "--connect-timeout: expects seconds from 0.001 to 86400, got '0'");
+  refused({"--connect-timeout", "NaN"}, "--connect-timeout: expects a number of seconds, got 'NaN'");
+  refused({"--monitor", ""}, "--monitor: expects HOST:PORT, got an empty value");
+  refused({"--log-file", ""}, "--log-file: expects PATTERN, got an empty value");
   CHECK(timely::Config::usage("prog").find("--monitor HOST:PORT") != std::string::npos);
 }
 
