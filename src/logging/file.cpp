@@ -1,6 +1,8 @@
 // Log files (timely/logging/file.hpp): the writer's buffering, framing and system calls, and the
 // reader's checks. POSIX I/O on file descriptors, so that a failed write reports errno (a full
-// disk as ENOSPC) instead of a stream's failbit; checksums from libxxhash.
+// disk as ENOSPC) instead of a stream's failbit; checksums from libxxhash. One file of some 600
+// lines because writer and reader share the format's private constants and helpers (frame
+// layout, checksum coverage), which a split would have to expose in a header.
 #include <timely/logging/file.hpp>
 
 #include <algorithm>
