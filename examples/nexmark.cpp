@@ -38,33 +38,6 @@ namespace {
 
 constexpr const char* kUsage = "--query N --events E [--rate R] [--seed S] [--group G] [-w N] [worker args]";
 
-/// Takes `name VALUE` (or `name=VALUE`) out of `args`, parsed as a count.
-std::optional<std::uint64_t> take_value(std::vector<char*>& args, const std::string& name) {
-  std::optional<std::uint64_t> value;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string arg = args[i];
-    if (arg == "--") break;
-    std::string text;
-    std::size_t used = 0;
-    if (arg == name) {
-      if (i + 1 >= args.size()) throw timely::ConfigError(name + " needs a value");
-      text = args[i + 1];
-      used = 2;
-    } else if (arg.rfind(name + "=", 0) == 0) {
-      text = arg.substr(name.size() + 1);
-      used = 1;
-    } else {
-      continue;
-    }
-    if (value) throw timely::ConfigError(name + " given twice");
-    value = examples::parse_count(text, name.c_str());
-    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
-               args.begin() + static_cast<std::ptrdiff_t>(i + used));
-    --i;
-  }
-  return value;
-}
-
 /// What one worker measured.
 struct WorkerResult {
   std::uint64_t events = 0, results = 0;
@@ -74,18 +47,25 @@ struct WorkerResult {
 
 /// Runs `query` behind the source; counts its output records.
 template <class Query>
-WorkerResult run(timely::Worker& worker, const nx::GeneratorConfig& config, bool paced, Query query) {
+WorkerResult run(timely::Worker& worker, const nx::GeneratorConfig& config,
+                 std::optional<std::chrono::steady_clock::time_point> paced_start, Query query) {
   WorkerResult result;
   timely::ProbeHandle<std::uint64_t> probe;
+  const bool paced = paced_start.has_value();
   nx::SourceOptions options;
   options.paced = paced;
+  // Paced: every worker of this process releases its share against the same instant, and the
+  // latencies are measured from it (the workers finish building their dataflows at different
+  // moments; a worker timed from its own first scheduling would hold the frontier back by its
+  // delay, and every latency would include it).
+  options.start = paced_start;
   timely::synchronization::Barrier(worker).wait();  // start together (the source runs at once)
   worker.dataflow<std::uint64_t>([&](auto& scope) {
     nx::source(scope, config, options) | query |
         inspect_container([&](const std::uint64_t&, const auto& batch) { result.results += batch.size(); }) |
         probe_with(probe);
   });
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = paced ? *paced_start : std::chrono::steady_clock::now();
   std::uint64_t next_ms = config.base_time;  // paced: the next event-time ms whose completion we time
   const std::uint64_t end_ms = nx::event_time_of(config, config.events);
   while (!probe.done()) {
@@ -94,9 +74,9 @@ WorkerResult run(timely::Worker& worker, const nx::GeneratorConfig& config, bool
     const std::uint64_t frontier =
         probe.with_frontier([&](const auto& f) { return f.empty() ? end_ms + 1 : f[0]; });
     if (frontier <= next_ms) continue;
-    const auto now_us = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
-            .count());
+    const auto since =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    const auto now_us = static_cast<std::uint64_t>(std::max<std::int64_t>(since.count(), 0));
     for (; next_ms < frontier && next_ms <= end_ms; ++next_ms) {
       const std::uint64_t due_us = (next_ms + 1 - config.base_time) * 1000;  // ms next_ms is over
       result.latencies_us.push_back(now_us > due_us ? now_us - due_us : 0);
@@ -112,11 +92,11 @@ WorkerResult run(timely::Worker& worker, const nx::GeneratorConfig& config, bool
 int main(int argc, char** argv) {
   return examples::guarded_main("nexmark", kUsage, [&] {
     std::vector<char*> args(argv, argv + argc);
-    const auto query = take_value(args, "--query");
-    const auto events = take_value(args, "--events");
-    const auto rate = take_value(args, "--rate");
-    const auto seed = take_value(args, "--seed");
-    const auto group = take_value(args, "--group");
+    const auto query = examples::take_count(args, "--query");
+    const auto events = examples::take_count(args, "--events");
+    const auto rate = examples::take_count(args, "--rate");
+    const auto seed = examples::take_count(args, "--seed");
+    const auto group = examples::take_count(args, "--group");
     auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
     if (!config.positional.empty())
       throw timely::ConfigError("unexpected argument '" + config.positional[0] + "'");
@@ -134,31 +114,35 @@ int main(int argc, char** argv) {
     generator.out_of_order_group_size = group.value_or(1);
     generator.validate();
     const bool paced = rate.has_value();
+    // Paced runs start releasing events at this instant, on every worker of this process (time
+    // enough to start the threads and build the dataflows).
+    std::optional<std::chrono::steady_clock::time_point> paced_start;
+    if (paced) paced_start = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
 
     const auto results = timely::execute(config, [&](timely::Worker& worker) {
       switch (*query) {
         case 0:
-          return run(worker, generator, paced, nx::q0());
+          return run(worker, generator, paced_start, nx::q0());
         case 1:
-          return run(worker, generator, paced, nx::q1());
+          return run(worker, generator, paced_start, nx::q1());
         case 2:
-          return run(worker, generator, paced, nx::q2());
+          return run(worker, generator, paced_start, nx::q2());
         case 3:
-          return run(worker, generator, paced, nx::q3());
+          return run(worker, generator, paced_start, nx::q3());
         case 4:
-          return run(worker, generator, paced, nx::q4());
+          return run(worker, generator, paced_start, nx::q4());
         case 5:
-          return run(worker, generator, paced, nx::q5());
+          return run(worker, generator, paced_start, nx::q5());
         case 6:
-          return run(worker, generator, paced, nx::q6());
+          return run(worker, generator, paced_start, nx::q6());
         case 7:
-          return run(worker, generator, paced, nx::q7());
+          return run(worker, generator, paced_start, nx::q7());
         case 8:
-          return run(worker, generator, paced, nx::q8());
+          return run(worker, generator, paced_start, nx::q8());
         case 9:
-          return run(worker, generator, paced, nx::q9());
+          return run(worker, generator, paced_start, nx::q9());
         default:
-          return run(worker, generator, paced, nx::q11());
+          return run(worker, generator, paced_start, nx::q11());
       }
     });
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the real inputs the examples and benchmarks run on into the git-ignored data/ folder.
-# Sources are Debian packages only (see shared/data/DATASETS.md):
-#   data/gcide.txt  the GCIDE dictionary text (~40 MB, ~5.4 M words) from the package dict-gcide.
+# Sources are Debian packages and the npm registry (see shared/data/DATASETS.md):
+#   data/gcide.txt  the GCIDE dictionary text (~40 MB, ~5.4 M words) from the package dict-gcide;
+#   data/flights-3m.csv  3 M US flights of 2001 from the npm registry (scripts/fetch-flights.sh).
 # Idempotent: files already present and complete are kept.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,3 +33,4 @@ if ! command -v apt-get >/dev/null; then
 fi
 fetch_gcide
 echo "fetch-data: $(wc -c < "$data/gcide.txt") bytes in data/gcide.txt"
+bash "$root/scripts/fetch-flights.sh"  # the 3 M flights of 2001 (npm), for examples/flights

@@ -169,12 +169,12 @@ auto key_of(const Keys& keys, const D& d) {
 template <class Keys, class D>
 auto window_pact(const Keys& keys) {
   using K = std::decay_t<decltype(key_of(keys, std::declval<const D&>()))>;
-  return dataflow::Exchange{[keys](const D& d) -> std::uint64_t {
-    if constexpr (std::is_same_v<Keys, GlobalWindows>)
-      return 0;
-    else
+  if constexpr (std::is_same_v<Keys, GlobalWindows>)
+    return dataflow::Exchange{[](const D&) -> std::uint64_t { return 0; }};
+  else
+    return dataflow::Exchange{[keys](const D& d) -> std::uint64_t {
       return static_cast<std::uint64_t>(boost::hash<K>{}(keys.f(d)));
-  }};
+    }};
 }
 
 template <class Spec, class Keys, class Agg, class TimeOf>

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -70,19 +71,34 @@ std::size_t next_string(JavaRandom& random, std::int32_t max_length, char* out) 
   return end - begin;
 }
 
+/// The two letters of Java's `'a' + m % 26, 'a' + m / 26 % 26` for a remainder `m = r % 676`
+/// in [-675, 675], at index `m + 675` (negative remainders give the letters below 'a').
+constexpr auto kLetterPairs = [] {
+  std::array<std::array<char, 2>, 1351> pairs{};
+  for (int m = -675; m <= 675; ++m)
+    pairs[static_cast<std::size_t>(m + 675)] = {static_cast<char>('a' + m % 26),
+                                                static_cast<char>('a' + m / 26)};
+  return pairs;
+}();
+
 /// Beam's nextExactString: `length` characters, six from each 32-bit draw (`'a' + r % 26`, then
-/// `r /= 26`, in Java's signed arithmetic, so negative draws give 'H'..'`' too).
+/// `r /= 26`, in Java's signed arithmetic, so negative draws give 'H'..'`' too). Truncating
+/// division composes ((r / a) / b == r / (a * b)) and keeps the sign, so the six letters are the
+/// letter pairs of `r % 676`, `r / 676 % 676` and `r / 676^2 % 676`: three independent
+/// divisions by constants and three table reads per draw instead of a chain of six divisions.
 void next_exact_string(JavaRandom& random, std::size_t length, char* out) {
-  std::int32_t r = 0;
-  int left = 0;
-  for (std::size_t i = 0; i < length; ++i) {
-    if (left == 0) {
-      r = random.next_int();
-      left = 6;
-    }
-    out[i] = static_cast<char>('a' + r % 26);
-    r /= 26;
-    --left;
+  auto six = [](std::int32_t r, char* to) {
+    const std::int32_t q1 = r / 676, q2 = r / 456976, q3 = r / 308915776;
+    const std::int32_t m[3] = {r - q1 * 676, q1 - q2 * 676, q2 - q3 * 676};
+    for (int k = 0; k < 3; ++k)
+      std::memcpy(to + 2 * k, kLetterPairs[static_cast<std::size_t>(m[k] + 675)].data(), 2);
+  };
+  std::size_t i = 0;
+  for (; i + 6 <= length; i += 6) six(random.next_int(), out + i);
+  if (i < length) {
+    char tail[6];
+    six(random.next_int(), tail);
+    std::copy(tail, tail + (length - i), out + i);
   }
 }
 

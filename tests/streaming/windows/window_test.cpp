@@ -166,7 +166,8 @@ void model_sessions(std::vector<Row>& rows, const std::string& name, std::vector
   std::sort(evs.begin(), evs.end());
   std::map<std::uint64_t, std::vector<Ev>> by_key;
   for (const auto& e : evs) by_key[keyed ? e.key : global_key].push_back(e);
-  for (const auto& [k, list] : by_key) {
+  for (const auto& [key, list] : by_key) {
+    const std::uint64_t k = key;  // clang 14 cannot capture a structured binding in a lambda
     std::vector<Ev> current;
     auto close = [&] {
       const Time end = current.back().time + gap;

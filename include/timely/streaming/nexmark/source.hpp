@@ -54,6 +54,10 @@ struct SourceOptions {
   std::size_t batch_size = 1024;
   /// Release events only when due on the wall clock at `rate` events per second.
   bool paced = false;
+  /// Paced: the instant at which event time `base_time` is due. The workers of a process should
+  /// share one, so that their shares are released together (each worker's first scheduling
+  /// differs by the time it took to build its dataflow). Unset: this source's first scheduling.
+  std::optional<std::chrono::steady_clock::time_point> start{};
 };
 
 namespace detail {
@@ -81,9 +85,11 @@ class SourceLogic {
     std::uint64_t due = 0;  // paced: the first global position not yet due
     if (options_.paced) {
       const auto now = std::chrono::steady_clock::now();
-      if (!start_) start_ = now;
-      const auto elapsed_us = static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::microseconds>(now - *start_).count());
+      if (!start_) start_ = options_.start.value_or(now);
+      const auto elapsed_us =
+          now <= *start_ ? std::uint64_t{0}
+                         : static_cast<std::uint64_t>(
+                               std::chrono::duration_cast<std::chrono::microseconds>(now - *start_).count());
       const std::uint64_t rate = generator_.config().rate;
       due = elapsed_us / 1'000'000 * rate + elapsed_us % 1'000'000 * rate / 1'000'000;
     }
