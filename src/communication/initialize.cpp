@@ -6,8 +6,12 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include <timely/communication/pinning.hpp>
 
 #include "network.hpp"
 
@@ -82,13 +86,37 @@ void run_workers(const Config& config, const std::function<void(Allocator&)>& bo
     throw ConfigError("timely: process index " + std::to_string(given.process) +
                       " must be less than the number of processes " + std::to_string(given.processes));
   auto shared = std::make_shared<ProcessShared>(config.workers);
+
+  // Pinning: the topology is read once, on this thread (its affinity is the allowed set), and
+  // the placement checked before any connection, so that a bad list or too many workers fail
+  // at once on every process; the processes on this host are known once connected.
+  std::optional<Placement> placement;
+  Topology topology;
+  PlaceNetworkThreads place;
+  if (config.pin.mode != Pinning::Mode::Off) {
+    topology = config.pin.topology ? *config.pin.topology : detect_topology();
+    (void)place_threads(config.pin, topology, config.workers, 0, 1);
+    place = [&](const std::vector<bool>& same_host) {
+      const auto local = static_cast<std::size_t>(std::count(
+          same_host.begin(), same_host.begin() + static_cast<std::ptrdiff_t>(given.process), true));
+      const auto locals = static_cast<std::size_t>(std::count(same_host.begin(), same_host.end(), true));
+      placement = place_threads(config.pin, topology, config.workers, local, locals);
+      if (given.report)
+        for (const auto& line : placement->describe(given.process * config.workers, given.processes > 1))
+          given.report(line);
+      return placement->network;
+    };
+  }
+
   std::shared_ptr<Network> network;
   if (given.processes > 1 || given.zerocopy) {
     ClusterConfig cluster = given;
-    if (cluster.addresses.empty())
+    if (cluster.addresses.empty() && !cluster.rendezvous)
       for (std::size_t i = 0; i < cluster.processes; ++i)
         cluster.addresses.push_back({"localhost", static_cast<std::uint16_t>(2101 + i)});
-    network = Network::start(cluster, config.workers, shared);
+    network = Network::start(cluster, config.workers, shared, place);
+  } else if (place) {
+    place({true});
   }
 
   // Spin before parking only where it pays: several workers, each with a core of its own, and
@@ -110,6 +138,10 @@ void run_workers(const Config& config, const std::function<void(Allocator&)>& bo
     try {
       for (std::size_t i = 0; i < config.workers; ++i)
         guards.spawn([&, i] {
+          // First of all, so that everything the worker allocates and touches is on its CPU.
+          if (placement)
+            pin_current_thread({&placement->workers[i], 1},
+                               "worker " + std::to_string(given.process * config.workers + i));
           Allocator allocator = make_allocator(i);
           body(allocator);
         });

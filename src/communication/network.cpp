@@ -1,9 +1,12 @@
 // The cluster transport over TCP (Boost.Asio): one send thread and one receive thread per peer
 // process, heartbeats, clean shutdown and failure handling, over the connections that
 // networking.cpp makes. See network.hpp.
+// One file of just over 600 lines: the send and receive threads share the link state and its
+// failure handling, which splitting would expose in a header.
 #include "network.hpp"
 
 #include "networking.hpp"
+#include "rendezvous.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -14,12 +17,14 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
 #include <boost/asio.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
+#include <timely/communication/pinning.hpp>
 #include <timely/communication/wire.hpp>
 
 namespace timely::communication {
@@ -105,6 +110,7 @@ struct Link {
   // Receive side.
   std::thread receiver;
   std::atomic<bool> received_eos{false};
+  bool receiver_finished = false;  // guarded by mutex; cv is notified when it is set
 
   explicit Link(asio::io_context& io) : socket(io) {}
 };
@@ -143,9 +149,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         boost::system::error_code ec;
         asio::write(link.socket, asio::buffer(frames), ec);
         if (ec) {
-          // If the receive thread already found out why (and cut the connection to unblock
-          // us), its reason is the one to report.
-          fail("timely: lost " + describe(link.peer, link.address) + " while sending to it: " + ec.message());
+          lost_while_sending(link, ec.message());
           stats_->set_state(link.peer, ConnectionState::Failed);
           std::rethrow_exception(shared_->failure());
         }
@@ -222,14 +226,26 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       if (link) stats_->set_state(link->peer, ConnectionState::Failed);  // a closed one stays closed
   }
 
-  /// Listens, connects, handshakes (all before the deadline), then starts the threads.
-  void start() {
+  /// Listens, connects, handshakes (all before the deadline), then starts the threads, confined
+  /// to the CPUs `place` gives.
+  void start(const PlaceNetworkThreads& place) {
     if (config_.processes == 1) {
       links_.resize(1);
+      if (place) place({true});
       return;  // zerocopy within one process: no connections
     }
-    auto sockets =
-        networking::create_sockets(io_, config_, workers_, [this](const std::string& line) { report(line); });
+    const auto on_report = [this](const std::string& line) { report(line); };
+    std::vector<std::optional<tcp::socket>> sockets;
+    if (config_.rendezvous) {
+      // No hostfile: the addresses come from process 0 (rendezvous.hpp), within the same deadline.
+      const auto deadline = networking::Clock::now() + config_.connect_timeout;
+      auto met = rendezvous::run(io_, config_, workers_, deadline, on_report);
+      config_.addresses = std::move(met.addresses);
+      sockets =
+          networking::create_sockets(io_, config_, workers_, on_report, std::move(met.acceptor), deadline);
+    } else {
+      sockets = networking::create_sockets(io_, config_, workers_, on_report);
+    }
     links_.resize(config_.processes);
     for (std::size_t peer = 0; peer < config_.processes; ++peer) {
       if (!sockets[peer]) continue;
@@ -241,12 +257,24 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       stats_->set_state(peer, ConnectionState::Connected);
     }
 
+    std::vector<unsigned> cpus;
+    if (place) {
+      std::vector<bool> same_host(config_.processes, false);
+      same_host[config_.process] = true;
+      for (auto& link : links_)
+        if (link) same_host[link->peer] = on_this_host(link->socket);
+      cpus = place(same_host);
+    }
     for (auto& link : links_) {
       if (!link) continue;
       boost::system::error_code ec;
       link->socket.set_option(tcp::no_delay(true), ec);
       link->sender = std::thread([this, l = link.get()] { send_loop(*l); });
+      if (!cpus.empty())
+        pin_thread(link->sender, cpus, "the send thread to process " + std::to_string(link->peer));
       link->receiver = std::thread([this, l = link.get()] { receive_loop(*l); });
+      if (!cpus.empty())
+        pin_thread(link->receiver, cpus, "the receive thread from process " + std::to_string(link->peer));
     }
   }
 
@@ -279,6 +307,18 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     if (config_.report) config_.report(line);
   }
 
+  /// Whether the peer at the other end of `socket` runs on this host: it is reached over
+  /// loopback, or its address is this end's own (the kernel routes a connection to one of the
+  /// host's own addresses through loopback, keeping the address).
+  static bool on_this_host(const tcp::socket& socket) {
+    boost::system::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    if (ec) return false;
+    const auto local = socket.local_endpoint(ec);
+    if (ec) return false;
+    return remote.address().is_loopback() || remote.address() == local.address();
+  }
+
   void join() {
     if (joined_) return;
     for (auto& link : links_)
@@ -289,6 +329,25 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   }
 
   void fail(const std::string& message) { shared_->fail(std::make_exception_ptr(NetworkError(message))); }
+
+  /// A write to the socket failed (`what`: the system's reason).
+  struct SendFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+
+  /// Records that a write to `link` failed. A peer that stops the computation writes its abort
+  /// frame and exits; if it had unread bytes, its kernel resets the connection, and our next
+  /// write fails (EPIPE) while the abort frame may still wait, unread, in our receive buffer.
+  /// The receive thread reads what was delivered before the reset, so let it finish first
+  /// (bounded): the peer's own reason, if it sent one, is the failure to report.
+  void lost_while_sending(Link& link, const std::string& what) {
+    {
+      std::unique_lock lock(link.mutex);
+      link.cv.wait_for(lock, std::chrono::seconds(2), [&] { return link.receiver_finished; });
+    }
+    fail("timely: lost " + describe(link.peer, link.address) + " while sending to it: " + what);
+    stats_->set_state(link.peer, ConnectionState::Failed);
+  }
 
   void write_control(Link& link, wire::FrameKind kind, const std::string& payload) {
     std::vector<std::uint8_t> frame(wire::frame_size(payload.size()), 0);
@@ -335,9 +394,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           for (auto& b : batch) buffers.emplace_back(asio::buffer(b));
           boost::system::error_code ec;
           asio::write(link.socket, buffers, ec);
-          if (ec)
-            throw NetworkError("timely: lost " + describe(link.peer, link.address) +
-                               " while sending to it: " + ec.message());
+          if (ec) throw SendFailed(ec.message());
           for (const auto& b : batch) stats_->sent(link.peer, b.size(), count_frames(b));
           std::lock_guard lock(link.mutex);
           for (auto& b : batch) {
@@ -355,6 +412,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           break;
         }
       }
+    } catch (const SendFailed& e) {
+      if (!stopping_.load()) lost_while_sending(link, e.what());
     } catch (const std::exception& e) {
       if (!stopping_.load()) {
         fail(std::string(e.what()));
@@ -370,6 +429,16 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   }
 
   void receive_loop(Link& link) {
+    struct Finished {
+      Link& link;
+      ~Finished() {
+        {
+          std::lock_guard lock(link.mutex);
+          link.receiver_finished = true;
+        }
+        link.cv.notify_all();
+      }
+    } finished{link};
     const std::string who = describe(link.peer, link.address);
     const wire::FrameLimits limits{static_cast<std::uint32_t>(workers_),
                                    static_cast<std::uint32_t>(link.peer),
@@ -505,14 +574,15 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
 }  // namespace
 
 std::shared_ptr<Network> Network::start(const ClusterConfig& config, std::size_t workers,
-                                        std::shared_ptr<ProcessShared> shared) {
+                                        std::shared_ptr<ProcessShared> shared,
+                                        const PlaceNetworkThreads& place) {
   if (config.processes < 2 && !config.zerocopy)
     throw ConfigError("timely: a cluster needs at least two processes (-n), or the zerocopy mode (-z)");
   if (config.process >= config.processes)
     throw ConfigError("timely: process index " + std::to_string(config.process) +
                       " (-p) must be less than the " + "number of processes " +
                       std::to_string(config.processes) + " (-n)");
-  if (config.addresses.size() < config.processes)
+  if (!config.rendezvous && config.addresses.size() < config.processes)
     throw ConfigError("timely: " + std::to_string(config.processes) + " processes need " +
                       std::to_string(config.processes) + " addresses, got " +
                       std::to_string(config.addresses.size()));
@@ -521,7 +591,12 @@ std::shared_ptr<Network> Network::start(const ClusterConfig& config, std::size_t
   if (!shared || shared->threads() != workers)
     throw ConfigError("timely: the process state does not match the number of workers");
   auto network = std::make_shared<TcpNetwork>(config, workers, std::move(shared));
-  network->start();
+  try {
+    network->start(place);
+  } catch (const std::exception& e) {
+    network->stop(e.what());  // the peers hear why, not only that the network went
+    throw;
+  }
   return network;
 }
 

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -52,16 +53,25 @@ struct InboundQueue {
   std::vector<View> views;
 };
 
+/// Called once by `Network::start`, on its thread, once every connection is made and before any
+/// network thread runs: `same_host[q]` says whether process q runs on this host (reached over
+/// loopback or over one of this host's own addresses; this process's own entry is true).
+/// Returns the CPUs the network threads may run on (empty: leave them where they start).
+using PlaceNetworkThreads = std::function<std::vector<unsigned>(const std::vector<bool>& same_host)>;
+
 /// The TCP connections of one process to all other processes of a computation.
 class Network {
  public:
   /// Listens on this process's address, connects to every other process and completes the
   /// handshakes, all within `config.connect_timeout`; then starts the send and receive threads.
-  /// `workers` is W; received messages wake workers through `shared`.
-  /// \throws ConfigError for a bad configuration, an address that cannot be listened on, or a
-  /// handshake that shows different arguments; NetworkError if a peer cannot be reached in time.
+  /// `workers` is W; received messages wake workers through `shared`. `place`, if set, says
+  /// where the network threads run (see `PlaceNetworkThreads`).
+  /// \throws ConfigError for a bad configuration, an address that cannot be listened on, a
+  /// handshake that shows different arguments, or network threads that cannot be pinned (and
+  /// whatever `place` throws); NetworkError if a peer cannot be reached in time.
   static std::shared_ptr<Network> start(const ClusterConfig& config, std::size_t workers,
-                                        std::shared_ptr<ProcessShared> shared);
+                                        std::shared_ptr<ProcessShared> shared,
+                                        const PlaceNetworkThreads& place = {});
 
   virtual ~Network() = default;
 

@@ -71,22 +71,31 @@ std::string describe(std::size_t process, const Address& address) {
   return "process " + std::to_string(process) + " (" + address.to_string() + ")";
 }
 
-namespace {
-
-/// A socket connected to process `peer` at `address`, retrying refused connections with
-/// back-off until `deadline`.
-tcp::socket connect(asio::io_context& io, const ClusterConfig& config, std::size_t peer,
-                    const Address& address, Clock::time_point deadline) {
+tcp::socket connect(asio::io_context& io, const ClusterConfig& config, const std::string& who,
+                    const Address& address, Clock::time_point deadline, bool retry_resolution) {
   tcp::socket socket(io);
-  const auto who = describe(peer, address);
   tcp::resolver resolver(io);
   boost::system::error_code ec;
-  auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
-  if (ec || endpoints.empty())
-    throw ConfigError("timely: cannot resolve the host of " + who + ": " + ec.message());
   auto backoff = std::chrono::milliseconds(10);
   std::string last_error = "no attempt";
+  tcp::resolver::results_type endpoints;
+  const auto pause = [&] {
+    std::this_thread::sleep_for(std::min<Clock::duration>(
+        backoff, std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero())));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
+  };
   while (Clock::now() < deadline) {
+    if (endpoints.empty()) {
+      endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
+      if (ec || endpoints.empty()) {
+        if (!retry_resolution)
+          throw ConfigError("timely: cannot resolve the host of " + who + ": " + ec.message());
+        last_error = "cannot resolve " + address.host + ": " + ec.message();
+        endpoints = {};
+        pause();
+        continue;
+      }
+    }
     for (const auto& entry : endpoints) {
       socket = tcp::socket(io);
       socket.open(entry.endpoint().protocol(), ec);
@@ -114,14 +123,14 @@ tcp::socket connect(asio::io_context& io, const ClusterConfig& config, std::size
       }
       last_error = ec.message();
     }
-    std::this_thread::sleep_for(std::min<Clock::duration>(
-        backoff, std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero())));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
+    pause();
   }
   throw NetworkError("timely: process " + std::to_string(config.process) + " could not connect to " + who +
                      " within " + std::to_string(config.connect_timeout.count()) +
                      " ms (last error: " + last_error + ")");
 }
+
+namespace {
 
 /// Exchanges hellos and verdicts. `expected` is the peer's index when we connected to it.
 /// Returns the peer's index. Throws ConfigError if either side rejects. `sockets` holds the
@@ -193,10 +202,12 @@ std::uint32_t handshake(tcp::socket& socket, const ClusterConfig& config, std::s
 
 }  // namespace
 
-std::vector<std::optional<tcp::socket>> create_sockets(
-    asio::io_context& io, const ClusterConfig& config, std::size_t workers,
-    const std::function<void(const std::string&)>& report) {
-  const auto deadline = Clock::now() + config.connect_timeout;
+std::vector<std::optional<tcp::socket>> create_sockets(asio::io_context& io, const ClusterConfig& config,
+                                                       std::size_t workers,
+                                                       const std::function<void(const std::string&)>& report,
+                                                       std::optional<tcp::acceptor> listening,
+                                                       std::optional<Clock::time_point> given_deadline) {
+  const auto deadline = given_deadline.value_or(Clock::now() + config.connect_timeout);
   const std::size_t me = config.process;
   std::vector<std::optional<tcp::socket>> sockets(config.processes);
   const auto& mine = config.addresses[me];
@@ -212,9 +223,11 @@ std::vector<std::optional<tcp::socket>> create_sockets(
                         (ec ? ec.message() : std::string("no addresses")));
   }
 
-  // Listen on this process's line of the hostfile.
+  // Listen on this process's line of the hostfile (unless the rendezvous did).
   tcp::acceptor acceptor(io);
-  {
+  if (listening) {
+    acceptor = std::move(*listening);
+  } else {
     boost::system::error_code ec;
     tcp::resolver resolver(io);
     auto endpoints = resolver.resolve(mine.host, std::to_string(mine.port), ec);
@@ -238,7 +251,8 @@ std::vector<std::optional<tcp::socket>> create_sockets(
 
   // Connect to every lower process; the higher ones connect to us.
   for (std::size_t peer = 0; peer < me; ++peer) {
-    tcp::socket socket = connect(io, config, peer, config.addresses[peer], deadline);
+    tcp::socket socket =
+        connect(io, config, describe(peer, config.addresses[peer]), config.addresses[peer], deadline, false);
     handshake(socket, config, workers, sockets, static_cast<std::uint32_t>(peer), deadline);
     report("connected to " + describe(peer, config.addresses[peer]));
     sockets[peer].emplace(std::move(socket));

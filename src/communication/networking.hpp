@@ -41,13 +41,25 @@ std::string printable(const char* data, std::size_t n);
 /// "process 3 (host:port)".
 std::string describe(std::size_t process, const Address& address);
 
+/// A socket connected to `address` (`who` names it in errors: "process 2 (host:port)"),
+/// retrying refused connections with back-off until `deadline`; with `retry_resolution` also a
+/// host that does not resolve yet (a Kubernetes pod's name before its DNS record exists).
+/// \throws ConfigError if the host does not resolve (without `retry_resolution`); NetworkError
+/// if no connection is made in time, naming `who` and the last error.
+tcp::socket connect(asio::io_context& io, const ClusterConfig& config, const std::string& who,
+                    const Address& address, Clock::time_point deadline, bool retry_resolution);
+
 /// Connects this process (`config.process`) to every other of `config.processes` (W =
 /// `workers` each), within `config.connect_timeout`. Returns the blocking sockets in process
 /// order, with no socket for this process. `report` receives connection events (for `-r`).
+/// `listening`: this process's socket, already listening (the rendezvous bound it), instead of
+/// one on `config.addresses[config.process]`; `deadline`: instead of now + the connect timeout.
 /// \throws ConfigError for an address that does not resolve or cannot be listened on, or a
 /// handshake that shows different arguments; NetworkError if a peer cannot be reached in time.
-std::vector<std::optional<tcp::socket>> create_sockets(asio::io_context& io, const ClusterConfig& config,
-                                                       std::size_t workers,
-                                                       const std::function<void(const std::string&)>& report);
+std::vector<std::optional<tcp::socket>> create_sockets(
+    asio::io_context& io, const ClusterConfig& config, std::size_t workers,
+    const std::function<void(const std::string&)>& report,
+    std::optional<tcp::acceptor> listening = std::nullopt,
+    std::optional<Clock::time_point> deadline = std::nullopt);
 
 }  // namespace timely::communication::networking

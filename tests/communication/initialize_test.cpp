@@ -1,14 +1,18 @@
 // Starting workers with the communication library alone (communication::initialize): 1, 2 and
 // 4 workers exchange point-to-point and broadcast messages, failures are rethrown, and `-z`
-// serializes with Codec or refuses a type without one (SEMANTICS.md §7.2, §7.6-§7.7).
+// serializes with Codec or refuses a type without one (SEMANTICS.md §7.2, §7.6-§7.7); processes
+// meet at a rendezvous, and each of its failures reaches every process.
 // This binary links timely::communication only.
 #include <timely/communication/initialize.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -234,4 +238,221 @@ TEST_CASE("two processes connect over loopback and report their connection event
   CHECK(has_line_starting(lines[0], "connected to") != has_line_starting(lines[1], "connected to"));
   CHECK(has_line_starting(lines[0], "accepted") != has_line_starting(lines[1], "accepted"));
   CHECK(has_line_starting(lines[0], "connected to") != has_line_starting(lines[0], "accepted"));
+}
+
+// --- Start-up through a rendezvous (src/communication/rendezvous.hpp): no hostfile.
+
+namespace {
+
+struct Outcome {
+  std::optional<Seen> seen;
+  std::string error;       // what() of the exception, if any
+  std::string error_type;  // "config", "network" or "other"
+  double seconds = 0;      // from the start of the test to the end of this process
+  std::vector<std::string> lines;
+};
+
+/// Runs "processes" in threads, process i as `indices[i]` of `processes` with `workers[i]`
+/// workers, all told the rendezvous `where`; `before(i)` runs in process i's thread first.
+std::vector<Outcome> run_rendezvous(const Address& where, std::size_t processes,
+                                    std::vector<std::size_t> indices, std::vector<std::size_t> workers,
+                                    std::chrono::milliseconds timeout,
+                                    const std::function<void(std::size_t)>& before = {}) {
+  std::vector<Outcome> out(indices.size());
+  std::vector<std::thread> threads;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    threads.emplace_back([&, i] {
+      if (before) before(i);
+      try {
+        Config config;
+        config.workers = workers[i];
+        config.cluster.processes = processes;
+        config.cluster.process = indices[i];
+        config.cluster.rendezvous = where;
+        config.cluster.connect_timeout = timeout;
+        config.cluster.report = [&out, i](const std::string& line) { out[i].lines.push_back(line); };
+        auto results = initialize(config, [](Allocator& a) { return exchange_round(a); });
+        out[i].seen = std::move(results.at(0));
+      } catch (const timely::ConfigError& e) {
+        out[i].error = e.what();
+        out[i].error_type = "config";
+      } catch (const NetworkError& e) {
+        out[i].error = e.what();
+        out[i].error_type = "network";
+      } catch (const std::exception& e) {
+        out[i].error = e.what();
+        out[i].error_type = "other";
+      }
+      out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    });
+  }
+  for (auto& t : threads) t.join();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("three processes meet at a rendezvous and exchange messages", "[communication][rendezvous]") {
+  const auto where = support::free_loopback_addresses(1).at(0);
+  const auto out = run_rendezvous(where, 3, {0, 1, 2}, {1, 1, 1}, 20s);
+  for (std::size_t p = 0; p < 3; ++p) {
+    INFO("process " << p << ": " << out[p].error);
+    REQUIRE(out[p].error.empty());
+    CHECK(out[p].seen->index == p);
+    CHECK(out[p].seen->peers == 3);
+    CHECK(out[p].seen->broadcasts == std::vector<int>{0, 1, 2});
+  }
+  CHECK(has_line_starting(out[0].lines, "process 0 serving the rendezvous at " + where.to_string()));
+  CHECK(has_line_starting(out[0].lines, "registered process 1 at 127.0.0.1:"));
+  CHECK(has_line_starting(out[2].lines, "received the addresses of 3 processes"));
+  // Then the hostfile path's handshake, unchanged: process 2 connects to 0 and 1.
+  CHECK(has_line_starting(out[2].lines, "connected to process 1 (127.0.0.1:"));
+}
+
+TEST_CASE("rendezvous failures are errors on every process", "[communication][rendezvous]") {
+  const auto where = support::free_loopback_addresses(1).at(0);
+  SECTION("another -w") {
+    const auto out = run_rendezvous(where, 2, {0, 1}, {1, 2}, 20s);
+    for (const auto& o : out) {
+      INFO(o.error);
+      CHECK(o.error_type == "config");
+      CHECK_THAT(o.error, Catch::Contains("was started with -w 2, process 0 with -w 1"));
+      CHECK(o.seconds < 10);
+    }
+  }
+  SECTION("two processes with one index") {
+    // The claimants hear it at once; process 0 keeps telling latecomers (here the missing
+    // process 2) until the deadline.
+    const auto out = run_rendezvous(where, 3, {0, 1, 1}, {1, 1, 1}, 4s);
+    for (std::size_t i = 0; i < 3; ++i) {
+      INFO("process " << i << ": " << out[i].error);
+      CHECK(out[i].error_type == "config");
+      CHECK_THAT(out[i].error, Catch::Contains("two processes claim index 1"));
+      CHECK(out[i].seconds < (i == 0 ? 7 : 3));
+    }
+  }
+  SECTION("a process missing at the deadline") {
+    const auto out = run_rendezvous(where, 3, {0, 1}, {1, 1}, 1500ms);
+    for (const auto& o : out) {
+      INFO(o.error);
+      CHECK(o.error_type == "network");
+      CHECK_THAT(o.error, Catch::Contains("timed out after 1500 ms waiting for process(es) 2 to register"));
+      CHECK(o.seconds < 6);
+    }
+  }
+  SECTION("the rendezvous cannot be reached") {
+    const auto out = run_rendezvous(where, 2, {1}, {1}, 1s);
+    INFO(out[0].error);
+    CHECK(out[0].error_type == "network");
+    CHECK_THAT(out[0].error, Catch::Contains("could not connect to the rendezvous at " + where.to_string() +
+                                             " (process 0) within 1000 ms"));
+    CHECK(out[0].seconds < 4);
+  }
+  SECTION("a stranger at the rendezvous") {
+    // Process 0 starts; a stranger sends it an HTTP request; then process 1 comes and hears why.
+    std::atomic<bool> stranger_done{false};
+    const auto out = run_rendezvous(where, 2, {0, 1}, {1, 1}, 10s, [&](std::size_t i) {
+      if (i == 0) return;
+      support::connect_and_send(where, "GET / HTTP/1.0\r\n\r\n");
+      stranger_done = true;
+    });
+    CHECK(stranger_done);
+    for (const auto& o : out) {
+      INFO(o.error);
+      CHECK(o.error_type == "network");
+      CHECK_THAT(o.error, Catch::Contains("a stranger at the rendezvous") && Catch::Contains("'GET / HT'"));
+      CHECK(o.seconds < 8);
+    }
+  }
+}
+
+TEST_CASE("connections that send nothing to the rendezvous are dropped, not taken for strangers",
+          "[communication][rendezvous]") {
+  // A port check connects and closes; a silent client holds its connection past the first-byte
+  // wait. Neither fails the computation, and process 1, which comes after them, registers.
+  const auto where = support::free_loopback_addresses(1).at(0);
+  std::atomic<int> probes{0};
+  const auto out = run_rendezvous(where, 2, {0, 1}, {1, 1}, 20s, [&](std::size_t i) {
+    if (i == 0) return;
+    support::connect_and_send(where, "");
+    support::connect_and_send(where, "", 2500ms);
+    probes = 2;
+  });
+  CHECK(probes == 2);
+  for (const auto& o : out) {
+    INFO(o.error);
+    REQUIRE(o.error.empty());
+  }
+  CHECK(std::count_if(out[0].lines.begin(), out[0].lines.end(), [](const std::string& line) {
+          return line.find("ignored a connection from") != std::string::npos;
+        }) == 2);
+}
+
+TEST_CASE("process 0 cannot serve a rendezvous on a port in use", "[communication][rendezvous]") {
+  const auto where = support::free_loopback_addresses(1).at(0);
+  const int squatter = support::listen_on(where);
+  const auto out = run_rendezvous(where, 2, {0}, {1}, 2s);
+  support::close_socket(squatter);
+  INFO(out[0].error);
+  CHECK(out[0].error_type == "config");
+  CHECK_THAT(out[0].error, Catch::Contains("process 0 cannot serve the rendezvous at " + where.to_string()) &&
+                               Catch::Contains("in use"));
+}
+
+TEST_CASE("process 0 waits for its rendezvous name to resolve, then says so", "[communication][rendezvous]") {
+  const Address nowhere{"no-such-host.invalid", 4321};
+  const auto out = run_rendezvous(nowhere, 2, {0}, {1}, 1s);
+  INFO(out[0].error);
+  CHECK(out[0].error_type == "config");
+  CHECK_THAT(
+      out[0].error,
+      Catch::Contains("cannot resolve the rendezvous address no-such-host.invalid:4321 within 1000 ms"));
+  CHECK(out[0].seconds >= 0.8);
+  CHECK(out[0].seconds < 5);
+}
+
+TEST_CASE("a rendezvous at the unspecified address is refused on every process",
+          "[communication][rendezvous]") {
+  for (const auto* host : {"0.0.0.0", "::"}) {
+    const auto out = run_rendezvous(Address{host, 7000}, 2, {0, 1}, {1, 1}, 5s);
+    for (const auto& o : out) {
+      INFO(host << ": " << o.error);
+      CHECK(o.error_type == "config");
+      CHECK_THAT(o.error, Catch::Contains("is no address the processes can reach"));
+      CHECK(o.seconds < 1);
+    }
+  }
+}
+
+TEST_CASE("a rendezvous at this host's name, which may be loopback only here",
+          "[communication][rendezvous]") {
+  // On Debian a host's name maps to 127.0.1.1 (/etc/hosts) on the host itself; elsewhere it is
+  // the host's network address. Listening on loopback would then reach no other host: a process
+  // listens on every interface and registers the name instead.
+  char name[256] = {};
+  REQUIRE(::gethostname(name, sizeof name - 1) == 0);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  REQUIRE(::getaddrinfo(name, nullptr, &hints, &found) == 0);
+  const bool loopback =
+      found->ai_family == AF_INET &&
+      (ntohl(reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr.s_addr) >> 24) == 127;
+  ::freeaddrinfo(found);
+  const Address where{name, support::free_loopback_addresses(1).at(0).port};
+  const auto out = run_rendezvous(where, 3, {0, 1, 2}, {1, 1, 1}, 20s);
+  for (std::size_t p = 0; p < 3; ++p) {
+    INFO("process " << p << ": " << out[p].error);
+    REQUIRE(out[p].error.empty());
+    CHECK(out[p].seen->broadcasts == std::vector<int>{0, 1, 2});
+  }
+  INFO("this host is " << name << (loopback ? ", loopback here" : ""));
+  CHECK(has_line_starting(out[0].lines, "process 0 serving the rendezvous at " + where.to_string() +
+                                            (loopback ? " (every interface: " : ", listening on")));
+  if (loopback) {
+    CHECK(has_line_starting(out[0].lines, "registered process 1 at " + std::string(name) + ":"));
+    CHECK(has_line_starting(out[2].lines, "connected to process 1 (" + std::string(name) + ":"));
+  }
 }

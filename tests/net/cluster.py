@@ -98,6 +98,21 @@ class ClusterTimeout(Exception):
         self.results = results
 
 
+def communicate(proc, timeout, what):
+    """Waits for `proc` (started with start_new_session and registered in `_live`) and returns
+    its (status, stdout, stderr), decoded. On the timeout kills its whole session and raises
+    ClusterTimeout naming `what`, with the end of its stderr."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise ClusterTimeout(f"{what} still running after {timeout} s; killed\n{err.decode(errors='replace')}", [])
+    finally:
+        _live.discard(proc)
+    return proc.returncode, (out or b"").decode("utf-8", "replace"), (err or b"").decode("utf-8", "replace")
+
+
 class ProcessResult:
     """One process's exit status (negative: killed by that signal), output and exit time
     (seconds since the cluster started; None if it was killed by the timeout)."""
@@ -137,10 +152,12 @@ class Cluster:
     extra: {process index: [more arguments]} appended to that process's command line.
     hostfile: a path to use instead of writing one with fresh ports (then `ports` is None).
     launch: the process indices to start (default all; others are left to the test).
+    rendezvous: no hostfile: every process gets `--rendezvous HOST:PORT` on one fresh port
+      (`rendezvous_port`), which process 0 serves; `ports` and `hostfile` are None.
     """
 
     def __init__(self, program, args=(), processes=2, workers=1, workdir=None, extra=None, hostfile=None,
-                 launch=None, env=None, host="127.0.0.1"):
+                 launch=None, env=None, host="127.0.0.1", rendezvous=False):
         self.program = program
         self.args = list(args)
         self.processes = processes
@@ -149,7 +166,11 @@ class Cluster:
         self._own_workdir = workdir is None
         self.workdir = workdir or tempfile.mkdtemp(prefix="timely-net-")
         os.makedirs(self.workdir, exist_ok=True)
-        if hostfile is None:
+        self.rendezvous = f"{host}:{free_ports(1, host)[0]}" if rendezvous else None
+        if rendezvous:
+            self.ports = None
+            self.hostfile = None
+        elif hostfile is None:
             self.ports = free_ports(processes, host)
             self.hostfile = write_hostfile(os.path.join(self.workdir, "hosts.txt"), self.ports, host)
         else:
@@ -164,8 +185,9 @@ class Cluster:
         self.start_time = None
 
     def argv(self, i):
+        where = ["--rendezvous", self.rendezvous] if self.rendezvous else ["-h", self.hostfile]
         return ([self.program] + self.args +
-                ["-n", str(self.processes), "-p", str(i), "-h", self.hostfile, "-w", str(self.workers[i])] +
+                ["-n", str(self.processes), "-p", str(i)] + where + ["-w", str(self.workers[i])] +
                 list(self.extra.get(i, [])))
 
     def start(self):
@@ -279,19 +301,21 @@ class Cluster:
         return False
 
 
-def run(program, args=(), processes=2, workers=1, timeout=60, workdir=None, extra=None, retries=2):
+def run(program, args=(), processes=2, workers=1, timeout=60, workdir=None, extra=None, retries=2,
+        rendezvous=False):
     """Runs the cluster to completion and returns its ProcessResults. Retries with fresh ports
     (up to `retries` more times) if a process could not listen because another program took
     its port between our probe and its bind."""
     for attempt in range(retries + 1):
         wd = None if workdir is None else os.path.join(workdir, f"attempt{attempt}")
-        cluster = Cluster(program, args, processes, workers, workdir=wd, extra=extra)
+        cluster = Cluster(program, args, processes, workers, workdir=wd, extra=extra, rendezvous=rendezvous)
         try:
             cluster.start()
             results = cluster.wait(timeout)
         finally:
             cluster.kill_all()
-        if attempt < retries and any("cannot listen on" in r.stderr and "in use" in r.stderr for r in results):
+        if attempt < retries and any(("cannot listen on" in r.stderr or "cannot serve the rendezvous" in r.stderr)
+                                     and "in use" in r.stderr for r in results):
             continue
         return results
     return results

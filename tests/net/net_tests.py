@@ -4,7 +4,9 @@
     python3 net_tests.py --examples DIR --net-fail PATH --work DIR CASE
     python3 net_tests.py --list
 
-CASE is `equiv:EXAMPLE` (the union of the outputs of 2 and 3 processes x 1 and 2 workers, and
+CASE is `run:NAME` (timely-run: equivalence, signals, a crash, bad arguments), `rendezvous:EXAMPLE` (the same with `--rendezvous HOST:PORT` and no hostfile, 2 and 3
+processes x 1 and 2 workers), `durable:logflow` (the logflow example as 2 processes sharing a fresh log
+directory per run, against one process), `equiv:EXAMPLE` (the union of the outputs of 2 and 3 processes x 1 and 2 workers, and
 with -z in one process, equals the output of one process with as many workers; worker indices
 are global, process x W + thread, so the same total of workers routes records identically) or
 one of the failure cases in FAILURES (a provoked failure must end every process with a non-zero
@@ -22,6 +24,7 @@ import re
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import time
 import traceback
@@ -288,9 +291,349 @@ def equiv(name):
     check(not problems, "\n\n".join(problems))
 
 
+# Examples run with a rendezvous instead of a hostfile: (processes, workers) layouts.
+RENDEZVOUS = {"hello": EQUIV["hello"], "wordcount": EQUIV["wordcount"], "pagerank": EQUIV["pagerank"]}
+RENDEZVOUS_LAYOUTS = [(2, 1), (3, 1), (2, 2), (3, 2)]
+
+
+def rendezvous_equiv(name):
+    """The outputs of P processes started with `--rendezvous` and no hostfile equal one process's."""
+    prog, args, canon = RENDEZVOUS[name]
+    exe = program(prog)
+    args = [a() if callable(a) else a for a in args]
+    problems = []
+    for processes, workers in RENDEZVOUS_LAYOUTS:
+        total = processes * workers
+        ref = cluster.run_single(exe, args, total, timeout=OPTS.timeout)
+        check(ref.returncode == 0, f"{name}: the single-process run with -w {total} failed", [ref])
+        results = cluster.run(exe, args, processes, workers, timeout=OPTS.timeout, rendezvous=True,
+                              workdir=workdir("rendezvous-" + name, f"n{processes}w{workers}"), extra={0: ["-r"]})
+        bad = [r for r in results if r.returncode != 0]
+        label = f"-n {processes} -w {workers} --rendezvous"
+        if bad:
+            problems.append(f"{label}: process(es) {[r.index for r in bad]} failed\n" +
+                            "\n".join(r.describe() for r in results))
+            continue
+        # Process 0 served it (-r), and the table had every process.
+        if not re.search(r"serving the rendezvous at 127\.0\.0\.1:\d+", results[0].stderr):
+            problems.append(f"{label}: process 0 did not report serving the rendezvous\n" + results[0].describe())
+        got, expected = canon(results), canon([ref])
+        if got != expected:
+            problems.append(f"{label}: output differs from one process with -w {total}:\n"
+                            f"  expected: {_short(expected)}\n  got:      {_short(got)}")
+        else:
+            print(f"ok   {name} {label}: equal to -w {total}")
+    check(not problems, "\n\n".join(problems))
+
+
 def _short(value):
     text = repr(value)
     return text if len(text) < 600 else text[:600] + f"... ({len(text)} chars)"
+
+
+# ---------------------------------------------------------------------------------------------
+# timely-run (src/tools/run): P processes of one program on this machine
+
+def timely_run(argv, timeout=None, **popen):
+    """Starts `timely-run ARGV...` in a session of its own; returns the Popen."""
+    check(OPTS.timely_run and os.path.exists(OPTS.timely_run), f"timely-run is not built ({OPTS.timely_run})")
+    popen.setdefault("stdout", subprocess.PIPE)
+    proc = subprocess.Popen([OPTS.timely_run] + argv, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            start_new_session=True, **popen)
+    cluster._live.add(proc)
+    return proc
+
+
+def finish(proc, timeout):
+    try:
+        _, out, err = cluster.communicate(proc, timeout, "timely-run")
+    except ClusterTimeout as e:
+        raise Failed(str(e))
+    return out, err
+
+
+def children_of(pid):
+    """The pids of `pid`'s children (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def split_run_output(out, err, processes):
+    """timely-run's prefixed output, split back into one ProcessResult per process."""
+    split = [cluster.ProcessResult(p, [], 0, "", "", 0) for p in range(processes)]
+    for stream, text in (("stdout", out), ("stderr", err)):
+        for line in text.splitlines():
+            m = re.match(r"\[(\d+)\] (.*)$", line)
+            if stream == "stderr" and not m:
+                continue  # timely-run's own lines
+            check(m and int(m.group(1)) < processes, f"a line of timely-run's {stream} without its prefix: {line!r}")
+            r = split[int(m.group(1))]
+            setattr(r, stream, getattr(r, stream) + m.group(2) + "\n")
+    return split
+
+
+def run_once(name, processes, workers):
+    """timely-run -n P -w W of EQUIV[name] against one process with P x W workers; returns a problem or None."""
+    prog, args, canon = EQUIV[name]
+    exe = program(prog)
+    args = [a() if callable(a) else a for a in args]
+    ref = cluster.run_single(exe, args, processes * workers, timeout=OPTS.timeout)
+    check(ref.returncode == 0, f"{name}: the single-process run failed", [ref])
+    proc = timely_run(["-n", str(processes), "-w", str(workers), "--", exe] + args)
+    out, err = finish(proc, OPTS.timeout)
+    label = f"timely-run -n {processes} -w {workers} {name}"
+    if proc.returncode != 0:
+        return f"{label} exited {proc.returncode}:\n{err[-3000:]}"
+    got, expected = canon(split_run_output(out, err, processes)), canon([ref])
+    if got != expected:
+        return f"{label}: output differs from -w {processes * workers}:\n  expected: {_short(expected)}\n  got:      {_short(got)}"
+    print(f"ok   {label}: equal to -w {processes * workers}")
+    return None
+
+
+def run_equiv(name):
+    """`timely-run -n P [-w W] -- PROGRAM ARGS` (P = 2, 3) equals one process with P x W workers;
+    every line is prefixed with its process, and with --output-dir each process writes its files."""
+    problems = [p for p in (run_once(name, n, w) for n, w in [(2, 1), (3, 1), (3, 2)]) if p]
+    check(not problems, "\n\n".join(problems))
+    prog, args, canon = EQUIV[name]
+    exe = program(prog)
+    args = [a() if callable(a) else a for a in args]
+    # --output-dir: unprefixed files, one pair per process, nothing on timely-run's own output.
+    out_dir = workdir("run-" + name, "out")
+    proc = timely_run(["-n", "2", "--output-dir", out_dir, exe] + args)
+    out, err = finish(proc, OPTS.timeout)
+    check(proc.returncode == 0 and out == "", f"timely-run --output-dir exited {proc.returncode}:\n{out}\n{err}")
+    files = []
+    for p in range(2):
+        with open(os.path.join(out_dir, f"{p}.out")) as f, open(os.path.join(out_dir, f"{p}.err")) as g:
+            files.append(cluster.ProcessResult(p, [], 0, f.read(), g.read(), 0))
+    ref = cluster.run_single(exe, args, 2, timeout=OPTS.timeout)
+    check(canon(files) == canon([ref]), f"timely-run --output-dir {name}: the files differ from one process")
+    print(f"ok   timely-run -n 2 --output-dir {name}: equal to -w 2")
+
+
+def run_every_example():
+    """timely-run -n 2 -w 2 and -n 3 of every example of EQUIV equal one process with 4 and 3 workers."""
+    problems = [p for p in (run_once(name, n, w) for name in EQUIV for n, w in ((2, 2), (3, 1))) if p]
+    check(not problems, "\n\n".join(problems))
+
+
+def start_long_run(n, **popen):
+    """Starts `timely-run -n N` of a long net_fail run; returns it and its N processes' pids."""
+    proc = timely_run(["-n", str(n), "--", program("net_fail"), "run", "100000000"], **popen)
+    deadline = time.monotonic() + 20
+    while len(children_of(proc.pid)) < n and time.monotonic() < deadline:
+        time.sleep(0.05)
+    kids = children_of(proc.pid)
+    check(len(kids) == n, f"timely-run started {len(kids)} processes, not {n}")
+    return proc, kids
+
+
+def run_signal(sig):
+    """SIGINT or SIGTERM to timely-run stops every process within 5 s; it exits 128 + the signal."""
+    proc, kids = start_long_run(3)
+    time.sleep(1.0)  # running: connected and exchanging
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    out, err = finish(proc, 20)
+    took = time.monotonic() - sent
+    check(proc.returncode == 128 + sig, f"timely-run exited {proc.returncode} after signal {sig}, not {128 + sig}\n{err}")
+    check(took < 5, f"timely-run took {took:.1f} s to stop after signal {sig}")
+    check(re.search(r"^\[2\] worker 2 round \d+", out, re.M), f"no output of process 2 before the signal:\n{out[-2000:]}")
+    left = [k for k in kids if alive(k)]
+    check(not left, f"processes {left} still running after timely-run exited")
+    print(f"ok   signal {sig}: timely-run exited {proc.returncode} after {took:.2f} s, no process left")
+
+
+def run_crash():
+    """One of three processes dies by SIGSEGV: timely-run stops the others and exits 139."""
+    proc, kids = start_long_run(3)
+    time.sleep(1.0)
+    os.kill(kids[1], signal.SIGSEGV)
+    out, err = finish(proc, 20)
+    check(proc.returncode == 128 + signal.SIGSEGV, f"timely-run exited {proc.returncode}, not 139\n{err}")
+    check(re.search(r"process 1 was killed by signal 11", err), f"no report of the crash:\n{err}")
+    left = [k for k in kids if alive(k)]
+    check(not left, f"processes {left} still running after timely-run exited")
+    print(f"ok   crash: timely-run exited 139, no process left")
+
+
+def run_exception():
+    """A worker of process 1 throws: every process stops and timely-run exits with its status 1."""
+    proc = timely_run(["-n", "2", "--", program("net_fail"), "throw", "1", "300"])
+    out, err = finish(proc, 30)
+    check(proc.returncode == 1, f"timely-run exited {proc.returncode}, not 1\n{err}")
+    check(re.search(r"^\[1\] net_fail: error: .*boom from worker 1", err, re.M), f"no prefixed error:\n{err}")
+    print("ok   exception: timely-run exited 1 with the prefixed error")
+
+
+def run_bad():
+    """Bad arguments of timely-run itself, and a program that does not exist."""
+    proc = timely_run(["-w", "2", "--", program("hello")])
+    out, err = finish(proc, 10)
+    check(proc.returncode == 2 and "--processes is required" in err, f"no -n: exited {proc.returncode}\n{err}")
+    proc = timely_run(["-n", "2"])
+    out, err = finish(proc, 10)
+    check(proc.returncode == 2 and "no PROGRAM" in err, f"no program: exited {proc.returncode}\n{err}")
+    proc = timely_run(["-n", "2", "--", "/no/such/program"])
+    out, err = finish(proc, 10)
+    check(proc.returncode == 127 and "cannot run /no/such/program" in err,
+          f"a missing program: exited {proc.returncode}\n{err}")
+    print("ok   bad arguments: status 2; a missing program: 127")
+
+
+def run_inside_launcher():
+    """timely-run inside another launcher's environment (an mpirun rank's variables, a
+    TIMELY_RENDEZVOUS) is still the launcher of its processes."""
+    env = dict(os.environ, OMPI_COMM_WORLD_RANK="1", OMPI_COMM_WORLD_SIZE="5", OMPI_COMM_WORLD_LOCAL_SIZE="5",
+               OMPI_MCA_ess_base_jobid="77", TIMELY_RENDEZVOUS="127.0.0.1:1")
+    exe, args, canon = program("hello"), [], sorted_lines
+    ref = cluster.run_single(exe, args, 3, timeout=OPTS.timeout)
+    proc = timely_run(["-n", "3", "--", exe], env=env)
+    out, err = finish(proc, OPTS.timeout)
+    check(proc.returncode == 0, f"timely-run inside an mpirun rank's environment exited {proc.returncode}:\n{err}")
+    check(canon(split_run_output(out, err, 3)) == canon([ref]), "timely-run -n 3 hello differs from -w 3")
+    print("ok   timely-run -n 3 hello inside an mpirun rank's environment: equal to -w 3")
+
+
+def run_pin():
+    """timely-run -n 3 -- hello --pin -r: the processes, all on this host, take consecutive
+    positions of one placement order by their index (wrapping around when they outnumber the
+    CPUs), each pins its worker there, and the output equals one process with -w 3."""
+    exe, canon = program("hello"), sorted_lines
+    ref = cluster.run_single(exe, [], 3, timeout=OPTS.timeout)
+    proc = timely_run(["-n", "3", "--", exe, "--pin", "-r"])
+    out, err = finish(proc, OPTS.timeout)
+    check(proc.returncode == 0, f"timely-run -n 3 hello --pin exited {proc.returncode}:\n{err}")
+    results = split_run_output(out, err, 3)
+    check(canon(results) == canon([ref]), "timely-run -n 3 hello --pin differs from -w 3")
+    orders = set()
+    for r in results:
+        p = r.index
+        head = re.search(r"timely: pin: .* placed in the order ([0-9,-]+); this process is (\d+) of (\d+) on this host",
+                         r.stderr)
+        check(head is not None, f"process {p} reported no placement:\n{r.stderr}")
+        order = []
+        for item in head.group(1).split(","):
+            lo, _, hi = item.partition("-")
+            order += list(range(int(lo), int(hi or lo) + 1))
+        orders.add(tuple(order))
+        check((int(head.group(2)), int(head.group(3))) == (p + 1, 3),
+              f"process {p} is not local process {p + 1} of 3:\n{r.stderr}")
+        worker = re.search(r"timely: pin: worker (\d+) on CPU (\d+) ", r.stderr)
+        check(worker is not None and int(worker.group(1)) == p and int(worker.group(2)) == order[p % len(order)],
+              f"process {p}'s worker is not on position {p} of {order}:\n{r.stderr}")
+        check((len(order) < 3) == ("positions wrap around" in r.stderr),
+              f"process {p}: a wrap-around reported wrongly for {len(order)} CPUs:\n{r.stderr}")
+        check("network threads on CPU" in r.stderr, f"process {p} reported no network threads:\n{r.stderr}")
+    check(len(orders) == 1, f"the processes placed on different orders: {orders}")
+    print(f"ok   timely-run -n 3 hello --pin: local processes 1-3 at positions 0-2 of {orders.pop()}")
+
+
+def run_closed_output():
+    """timely-run's reader goes away (`timely-run ... | head`): every process stops within 5 s and
+    timely-run exits 141, as a pipeline's writer would; its processes start with SIGPIPE's
+    default action (not timely-run's own 'ignore'), so a shell pipeline inside one ends quietly."""
+    read, write = os.pipe()
+    proc, kids = start_long_run(2, stdout=write)
+    os.close(write)
+    check(len(os.read(read, 1000)) > 0, "no output from timely-run")
+    closed = time.monotonic()
+    os.close(read)
+    _, _, err = cluster.communicate(proc, 20, "timely-run with its output closed")
+    took = time.monotonic() - closed
+    check(proc.returncode == 128 + signal.SIGPIPE, f"timely-run exited {proc.returncode}, not 141\n{err}")
+    check(took < 5, f"timely-run took {took:.1f} s to stop after its reader went away")
+    left = [k for k in kids if alive(k)]
+    check(not left, f"processes {left} still running after timely-run exited")
+    proc = timely_run(["-n", "1", "--", "sh", "-c", "grep SigIgn /proc/self/status"])
+    out, err = finish(proc, 20)
+    ignored = int(re.search(r"SigIgn:\s*([0-9a-f]+)", out).group(1), 16)
+    check(not ignored & (1 << (signal.SIGPIPE - 1)), f"a process of timely-run ignores SIGPIPE:\n{out}")
+    print(f"ok   closed output: timely-run exited 141 after {took:.2f} s, no process left; SIGPIPE default inside")
+
+
+RUN_CASES = {"hello": lambda: run_equiv("hello"), "wordcount": lambda: run_equiv("wordcount"),
+             "every-example": run_every_example,
+             "sigint": lambda: run_signal(signal.SIGINT), "sigterm": lambda: run_signal(signal.SIGTERM),
+             "inside-launcher": run_inside_launcher, "crash": run_crash, "closed-output": run_closed_output, "exception": run_exception, "bad-arguments": run_bad,
+             "pin": run_pin}
+
+
+# ---------------------------------------------------------------------------------------------
+# Durable logs across processes
+
+def flights_file():
+    """Flights in the format of data/flights-3m.csv (`YYYY-MM-DD HH:MM,delay,distance,ORG,DST`),
+    in time order: 20,000 over three days from 12 airports, the same every time."""
+    path = os.path.join(workdir("inputs"), "flights.csv")
+    if not os.path.exists(path):
+        rng = random.Random(11)
+        airports = ["ATL", "BOS", "DEN", "DFW", "JFK", "LAS", "LAX", "ORD", "PHL", "SEA", "SFO", "STL"]
+        minute = 0
+        with open(path, "w") as f:
+            for _ in range(20000):
+                minute += rng.choice([0, 0, 0, 1])
+                day, hour, m = 1 + minute // 1440, minute // 60 % 24, minute % 60
+                origin, destination = rng.sample(airports, 2)
+                f.write(f"2001-01-{day:02d} {hour:02d}:{m:02d},{rng.randint(-20, 120)},{rng.randint(100, 2500)},"
+                        f"{origin},{destination}\n")
+    return path
+
+
+def durable_logflow():
+    """logflow (examples/logflow.cpp) as 2 processes of 1 and 2 workers, each run with a fresh
+    log directory that all its processes share: the means it writes to the log (process 0's
+    --out) and its summary equal one process's with as many workers."""
+    exe = program("logflow")
+    csv = flights_file()
+    problems = []
+    for processes, workers in ((2, 1), (2, 2)):
+        total = processes * workers
+        base = workdir("logflow", f"n{processes}w{workers}")
+        ref_out, out = os.path.join(base, "single.txt"), os.path.join(base, "cluster.txt")
+        for d in ("single-log", "cluster-log"):
+            subprocess.run(["rm", "-rf", os.path.join(base, d)], check=True)
+        ref = cluster.run_single(exe, ["--log", os.path.join(base, "single-log"), "--file", csv, "--partitions", "5",
+                                       "--out", ref_out], total, timeout=OPTS.timeout)
+        check(ref.returncode == 0, f"logflow: one process with -w {total} failed", [ref])
+        results = cluster.run(exe, ["--log", os.path.join(base, "cluster-log"), "--file", csv, "--partitions", "5",
+                                    "--out", out], processes, workers, timeout=OPTS.timeout,
+                              workdir=os.path.join(base, "cluster"))
+        bad = [r for r in results if r.returncode != 0]
+        if bad:
+            problems.append(f"-n {processes} -w {workers}: process(es) {[r.index for r in bad]} failed\n" +
+                            "\n".join(r.describe() for r in results))
+            continue
+        summary = [line for r in results for line in r.stdout.splitlines() if line.startswith("logflow:")]
+        expected = [line for line in ref.stdout.splitlines() if line.startswith("logflow:")]
+        with open(ref_out) as f:
+            ref_means = f.read()
+        with open(out) as f:
+            means = f.read()
+        if summary != expected or means != ref_means or not ref_means.count("\n") > 100:
+            problems.append(f"-n {processes} -w {workers}: differs from one process with -w {total}:\n"
+                            f"  expected {expected}, {ref_means.count(chr(10))} means\n"
+                            f"  got      {summary}, {means.count(chr(10))} means\n" +
+                            "\n".join(r.describe() for r in results))
+        else:
+            print(f"ok   logflow -n {processes} -w {workers}: equal to -w {total}")
+    check(not problems, "\n\n".join(problems))
+
+
+DURABLE_CASES = {"logflow": durable_logflow}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -702,7 +1045,68 @@ def fail_single_zerocopy_exception():
     expect_failure(results, [0], r"boom from worker 1", bound=20)
 
 
+def rendezvous_cluster(name, processes=2, workers=1, launch=None, timeout="5", args=("hello",), extra=None):
+    prog = args[0]
+    more = {i: ["--connect-timeout", timeout] + (extra or {}).get(i, []) for i in range(processes)}
+    return Cluster(program(prog), list(args[1:]), processes, workers, workdir=workdir("rendezvous-" + name),
+                   launch=launch, extra=more, rendezvous=True)
+
+
+def fail_rendezvous_missing():
+    """Process 2 of 3 never starts: process 0 gives up at the deadline naming it, and process 1
+    hears process 0's reason."""
+    c = rendezvous_cluster("missing", 3, launch=[0, 1], timeout="2")
+    results = run_cluster(c, 30)
+    expect_failure(results, [0, 1], r"timed out after 2000 ms waiting for process\(es\) 2 to register at the "
+                   r"rendezvous 127\.0\.0\.1:\d+", bound=6)
+
+
+def fail_rendezvous_unreachable():
+    """Only process 1 starts: nobody serves the rendezvous."""
+    c = rendezvous_cluster("unreachable", 2, launch=[1], timeout="2")
+    results = run_cluster(c, 30)
+    expect_failure(results, [1], r"could not connect to the rendezvous at 127\.0\.0\.1:\d+ \(process 0\) "
+                   r"within 2000 ms", bound=6)
+
+
+def fail_rendezvous_same_index():
+    """Two processes of three say -p 1 (the "process 2" here): both claimants fail at once naming
+    the index, and process 0 too (it tells latecomers until the deadline)."""
+    c = rendezvous_cluster("same-index", 3, launch=[0, 1], timeout="5")
+    c.start()
+    c.start_process(2, c.argv(1))
+    results = run_cluster(c, 30)
+    expect_failure(results, [0, 1, 2], r"two processes claim index 1", bound=8, statuses=[2])
+
+
+def fail_rendezvous_workers_mismatch():
+    c = rendezvous_cluster("workers-mismatch", 2, workers=[1, 2], timeout="5")
+    results = run_cluster(c, 30)
+    expect_failure(results, [0, 1], r"process 1 \(from 127\.0\.0\.1:\d+\) was started with -w 2, process 0 "
+                   r"with -w 1", bound=8, statuses=[2])
+
+
+def fail_rendezvous_stranger():
+    """A stranger sends garbage to the rendezvous before process 1 registers: process 0 fails
+    naming it, and process 1, started after, hears why."""
+    c = rendezvous_cluster("stranger", 2, launch=[0], timeout="6")
+    c.start()
+    host, port = c.rendezvous.rsplit(":", 1)
+    sock = connect_to(int(port))
+    sock.sendall(garbage(64))
+    sock.close()
+    c.start_process(1)
+    results = run_cluster(c, 30)
+    expect_failure(results, [0, 1], r"a stranger at the rendezvous 127\.0\.0\.1:%s \(from 127\.0\.0\.1:\d+\): "
+                   r"it sent '.*', not the rendezvous magic" % port, bound=10)
+
+
 FAILURES = {
+    "rendezvous-missing": fail_rendezvous_missing,
+    "rendezvous-unreachable": fail_rendezvous_unreachable,
+    "rendezvous-same-index": fail_rendezvous_same_index,
+    "rendezvous-workers-mismatch": fail_rendezvous_workers_mismatch,
+    "rendezvous-stranger": fail_rendezvous_stranger,
     "kill9": fail_kill9,
     "kill9-process0": fail_kill9_worker_side,
     "sigstop": fail_sigstop,
@@ -725,7 +1129,9 @@ for _k in FAKE:
 
 
 def all_cases():
-    return ["equiv:" + k for k in EQUIV] + ["fail:" + k for k in FAILURES]
+    return (["equiv:" + k for k in EQUIV] + ["rendezvous:" + k for k in RENDEZVOUS] +
+            ["run:" + k for k in RUN_CASES] + ["durable:" + k for k in DURABLE_CASES] +
+            ["fail:" + k for k in FAILURES])
 
 
 def main():
@@ -733,6 +1139,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", help="directory of the built examples")
     parser.add_argument("--net-fail", help="the built tests/net/net_fail program")
+    parser.add_argument("--timely-run", help="the built timely-run (src/tools/run)")
     parser.add_argument("--work", default=None, help="work directory (default: a fresh temporary one)")
     parser.add_argument("--timeout", type=float, default=40, help="hard timeout of one run, seconds")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -752,6 +1159,12 @@ def main():
         try:
             if kind == "equiv" and name in EQUIV:
                 equiv(name)
+            elif kind == "rendezvous" and name in RENDEZVOUS:
+                rendezvous_equiv(name)
+            elif kind == "run" and name in RUN_CASES:
+                RUN_CASES[name]()
+            elif kind == "durable" and name in DURABLE_CASES:
+                DURABLE_CASES[name]()
             elif kind == "fail" and name in FAILURES:
                 FAILURES[name]()
             else:

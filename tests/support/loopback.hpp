@@ -6,7 +6,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netdb.h>
+
+#include <chrono>
 #include <cstddef>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <timely/communication/hostfile.hpp>
@@ -35,6 +41,46 @@ inline std::vector<timely::communication::Address> free_loopback_addresses(std::
   }
   for (const int fd : sockets) ::close(fd);
   return addresses;
+}
+
+/// A socket listening on the IPv4 `address` (a squatter on a port); close it with `close_socket`.
+inline int listen_on(const timely::communication::Address& address) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  REQUIRE(::inet_pton(AF_INET, address.host.c_str(), &addr.sin_addr) == 1);
+  addr.sin_port = htons(address.port);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(fd, 8) == 0);
+  return fd;
+}
+
+inline void close_socket(int fd) { ::close(fd); }
+
+/// Connects to the IPv4 `address` (retrying for up to 10 s while it refuses), sends `bytes`,
+/// keeps the connection open for `hold`, and closes: a stranger that speaks another protocol (or,
+/// with no bytes, a port check).
+inline void connect_and_send(const timely::communication::Address& address, const std::string& bytes,
+                             std::chrono::milliseconds hold = std::chrono::milliseconds(0)) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  REQUIRE(::inet_pton(AF_INET, address.host.c_str(), &addr.sin_addr) == 1);
+  addr.sin_port = htons(address.port);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      REQUIRE(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+      std::this_thread::sleep_for(hold);
+      ::close(fd);
+      return;
+    }
+    ::close(fd);
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 }  // namespace support

@@ -8,6 +8,10 @@
 /// process, `Process` for W > 1 threads in one process, `Cluster` for several processes or
 /// `-z` (`ClusterConfig::zerocopy`).
 ///
+/// Pinning (`Config::pin`, pinning.hpp): each worker thread pins itself to its CPU before it
+/// runs the closure, and the network threads are confined to theirs before `initialize` starts
+/// any worker; with `ClusterConfig::report` set, the placement is reported (one line per thread).
+///
 /// Failure: if a worker's closure throws, the others are told through their allocator's
 /// `poisoned()` (a `Worker` checks it every step and throws `WorkerAborted`), and `initialize`
 /// rethrows the first error after all threads joined: the original exception, not the
@@ -33,6 +37,7 @@
 #include <timely/communication/allocator.hpp>
 #include <timely/communication/error.hpp>
 #include <timely/communication/hostfile.hpp>
+#include <timely/communication/pinning.hpp>
 
 namespace timely::communication {
 
@@ -41,6 +46,13 @@ struct ClusterConfig {
   std::size_t processes = 1;       ///< P
   std::size_t process = 0;         ///< this process's index, < P
   std::vector<Address> addresses;  ///< where process i listens, for i < P
+  /// Where process 0 serves the rendezvous (`--rendezvous HOST:PORT`): when set, `addresses` is
+  /// not read; each process listens on `listen_port`, registers its address there and receives
+  /// every process's (the `Rendezvous` section of the book's chapter 10). Process 0 listens on
+  /// this address, so it must be one of process 0's host.
+  std::optional<Address> rendezvous;
+  /// Under a rendezvous, the port this process listens on for its peers; 0: the system chooses.
+  std::uint16_t listen_port = 0;
   /// How long start-up may take: connecting (with retries and back-off) and handshakes.
   std::chrono::milliseconds connect_timeout{60'000};
   /// An idle connection sends a heartbeat this often.
@@ -66,6 +78,9 @@ struct Config {
   /// `localhost:2101`, `localhost:2102`, ... as the reference does), start-up patience,
   /// heartbeats, the frame limit, `-r` and `-z`.
   ClusterConfig cluster{};
+  /// Where the worker and network threads run (`--pin`, pinning.hpp); off by default. The
+  /// processes on one host are those connected over loopback or one of the host's addresses.
+  Pinning pin{};
 };
 
 namespace detail {
@@ -77,8 +92,9 @@ void run_workers(const Config& config, const std::function<void(Allocator&)>& bo
 /// Runs `closure(Allocator&)` on each of this process's `config.workers` worker threads and
 /// waits for them. \returns the closures' results in worker order (nothing for `void`).
 /// \throws ConfigError if `config.workers` is 0 or the cluster settings are bad (also a type
-/// without a codec on a channel that leaves the process); NetworkError if the processes cannot
-/// connect or one is lost; the first exception a closure threw.
+/// without a codec on a channel that leaves the process), or the pinning cannot be done
+/// (pinning.hpp); NetworkError if the processes cannot connect or one is lost; the first
+/// exception a closure threw.
 template <class F>
 auto initialize(const Config& config, F&& closure) {
   using R = std::invoke_result_t<F&, Allocator&>;
