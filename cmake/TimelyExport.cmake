@@ -7,7 +7,7 @@
 include(CMakePackageConfigHelpers)
 
 set(TIMELY_EXPORTED_TARGETS timely_container timely_logging timely_observe timely_communication timely_core
-  timely timely_streaming)
+  timely timely_streaming timely_durable)
 foreach(target IN LISTS TIMELY_EXPORTED_TARGETS)
   string(REGEX REPLACE "^timely_" "" export_name "${target}")
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
@@ -22,6 +22,15 @@ foreach(target IN LISTS TIMELY_EXPORTED_TARGETS)
     set_target_properties(${target} PROPERTIES INTERFACE_LINK_LIBRARIES "${interface}")
   endif()
 endforeach()
+
+# hwloc is a PRIVATE dependency of timely_communication: a static library hands it on to its
+# users' link (timelyConfig.cmake then finds it, timely.pc lists it in Libs), a shared one does not.
+get_target_property(_timely_communication_type timely_communication TYPE)
+if(_timely_communication_type STREQUAL "STATIC_LIBRARY")
+  set(TIMELY_STATIC_COMMUNICATION TRUE)
+else()
+  set(TIMELY_STATIC_COMMUNICATION FALSE)
+endif()
 
 export(TARGETS ${TIMELY_EXPORTED_TARGETS}
   NAMESPACE timely::

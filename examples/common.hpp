@@ -1,10 +1,14 @@
 // What every example binary shares: turning timely's errors into a message and an exit status.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <timely/error.hpp>
@@ -55,6 +59,42 @@ inline bool take_switch(std::vector<char*>& args, const char* name) {
   const auto before = args.size();
   std::erase_if(args, [&](const char* arg) { return std::string(arg) == name; });
   return args.size() != before;
+}
+
+/// Takes every `name VALUE` (or `name=VALUE`) out of `args` (up to a `--`) and returns VALUE;
+/// the rest goes on to `timely::Config::from_args`. \throws timely::ConfigError if `name` has
+/// no value or is given twice.
+inline std::optional<std::string> take_text(std::vector<char*>& args, const std::string& name) {
+  std::optional<std::string> value;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string arg = args[i];
+    if (arg == "--") break;
+    std::size_t used = 0;
+    std::string text;
+    if (arg == name) {
+      if (i + 1 >= args.size()) throw timely::ConfigError(name + " needs a value");
+      text = args[i + 1];
+      used = 2;
+    } else if (arg.rfind(name + "=", 0) == 0) {
+      text = arg.substr(name.size() + 1);
+      used = 1;
+    } else {
+      continue;
+    }
+    if (value) throw timely::ConfigError(name + " given twice");
+    value = std::move(text);
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+               args.begin() + static_cast<std::ptrdiff_t>(i + used));
+    --i;
+  }
+  return value;
+}
+
+/// `take_text` parsed as a count (`parse_count`).
+inline std::optional<std::uint64_t> take_count(std::vector<char*>& args, const std::string& name) {
+  const auto text = take_text(args, name);
+  if (!text) return std::nullopt;
+  return parse_count(*text, name.c_str());
 }
 
 }  // namespace examples

@@ -217,8 +217,12 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
       edge_changes, timely::Exchange{[](const EdgeChange& c) { return std::uint64_t{c.first.first}; }});
   auto rank_in =
       builder.new_input(cycle, timely::Exchange{[](const RankChange& c) { return std::uint64_t{c.first}; }});
-  auto [change_out, changes] = builder.template new_output<RankChange>();
-  auto [stats_out, stats] = builder.template new_output<RoundStats>();
+  auto change_made = builder.template new_output<RankChange>();
+  auto& change_out = change_made.first;  // not structured bindings: clang 14 cannot capture them
+  auto& changes = change_made.second;
+  auto stats_made = builder.template new_output<RoundStats>();
+  auto& stats_out = stats_made.first;
+  auto& stats = stats_made.second;
 
   const std::size_t index = scope.index(), peers = scope.peers();
   builder.build([&, index, peers](std::vector<timely::Capability<Time>>) {

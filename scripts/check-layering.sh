@@ -2,6 +2,8 @@
 # Checks the one direction of dependency between timely's libraries (ARCHITECTURE.md §1):
 # container and logging each include only their own headers, communication its own and container's,
 # observe its own and logging's; core uses them all; streaming sits on top and no other includes it.
+# durable (the log) includes only its own headers but for its dataflow operators, and nothing
+# outside it includes it.
 # Boost.Asio may appear only in src/communication/, the wire format only in its own header
 # (the dataflow layer sees the allocator facade, not frames), and of Boost.PFR only its core.
 set -euo pipefail
@@ -26,6 +28,21 @@ check observe 'observe/|logging/'  # the observation model sits on logging alone
 # Stream processing sits on top of everything: no other library includes it.
 if grep -rn '#include <timely/streaming/' . | grep -v '^\./streaming/'; then
   echo "layering: a header outside streaming/ includes timely/streaming/" >&2
+  status=1
+fi
+# The durable log sits beside the dataflow runtime: its headers include only its own, and only
+# its dataflow operators (durable/operators/) may include the runtime; nothing else includes it.
+while IFS= read -r line; do
+  file=${line%%:*}
+  case $file in ./durable/operators/*) continue ;; esac
+  inc=$(sed -E 's/.*#include <timely\/([^>]+)>.*/\1/' <<<"$line")
+  if ! grep -Eq '^durable/' <<<"$inc"; then
+    echo "layering: ${file#./} includes timely/$inc (durable/ outside operators/ includes only durable/)" >&2
+    status=1
+  fi
+done < <(grep -rn '#include <timely/' ./durable 2>/dev/null || true)
+if grep -rn '#include <timely/durable/' . | grep -v '^\./durable/'; then
+  echo "layering: a header outside durable/ includes timely/durable/" >&2
   status=1
 fi
 # Progress tracking sits below the dataflow layer: Scope uses progress/, never the reverse.

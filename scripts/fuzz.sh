@@ -4,15 +4,16 @@
 #   bash scripts/fuzz.sh [SECONDS]     default 60 in all; CI runs it for ~30
 #
 # Installs clang from Debian if it is missing, configures a separate build directory build/fuzz
-# (or $TIMELY_FUZZ_BUILD) with clang and -DTIMELY_BUILD_FUZZ=ON (everything built with
+# (or $TIMELY_FUZZ_BUILD; test.sh passes build/asan) with clang and -DTIMELY_BUILD_FUZZ=ON (all built with
 # AddressSanitizer + UndefinedBehaviorSanitizer, the targets also with -fsanitize=fuzzer),
-# builds fuzz_wire and fuzz_columnar, writes seed corpora (valid hellos, verdicts, frame streams
-# and encoded messages to build/fuzz/seeds; valid columnar batches to build/fuzz/seeds-columnar)
-# and runs each target for half of SECONDS, with the corpora kept in build/fuzz/corpus and
-# build/fuzz/corpus-columnar (they grow across runs). Exit status 0 if nothing was found;
-# otherwise libFuzzer's status, with the crashing input saved as build/fuzz/artifacts/crash-*
-# (reproduce with `build/fuzz/tests/fuzz/fuzz_wire build/fuzz/artifacts/crash-...`, or
-# fuzz_columnar for the files of its run).
+# builds fuzz_wire, fuzz_columnar and fuzz_durable, writes seed corpora (valid hellos, verdicts,
+# frame streams and encoded messages to build/fuzz/seeds; valid columnar batches to
+# build/fuzz/seeds-columnar; partitions written by the durable log itself, through durable_seeds,
+# to build/fuzz/seeds-durable) and runs each target for a third of SECONDS, with the corpora kept
+# in build/fuzz/corpus, build/fuzz/corpus-columnar and build/fuzz/corpus-durable (they grow
+# across runs). Exit status 0 if nothing was found; otherwise libFuzzer's status, with the
+# crashing input saved as build/fuzz/artifacts/crash-* (reproduce with
+# `build/fuzz/tests/fuzz/fuzz_wire build/fuzz/artifacts/crash-...`, or the target of its run).
 set -euo pipefail
 
 SECONDS_TO_RUN="${1:-60}"
@@ -36,7 +37,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DTIMELY_BUILD_FUZZ=ON -DTIMELY_BUILD_TESTS=OFF -DTIMELY_BUILD_EXAMPLES=OFF \
     -DTIMELY_BUILD_BENCHES=OFF -DTIMELY_BUILD_BOOK=OFF -DTIMELY_INSTALL=OFF -DTIMELY_WERROR=ON
 fi
-ninja -C "$BUILD" -j"${JOBS:-2}" fuzz_wire fuzz_columnar
+ninja -C "$BUILD" -j"${JOBS:-2}" fuzz_wire fuzz_columnar fuzz_durable durable_seeds
 
 # The seed corpus: what a peer sends when it works (little-endian, as wire.hpp and codec.hpp say).
 SEEDS="$BUILD/seeds"
@@ -147,15 +148,22 @@ for i, items in enumerate(seeds):
 print(f"fuzz.sh: {len(seeds)} columnar seeds in {out}")
 PY
 
-# The time budget is shared: half each (at least 1 s).
-HALF=$(( SECONDS_TO_RUN / 2 > 0 ? SECONDS_TO_RUN / 2 : 1 ))
+# Partitions of the durable log, written by the library (durable_input.hpp gives the layout).
+SEEDS_DURABLE="$BUILD/seeds-durable"
+rm -rf "$SEEDS_DURABLE"
+mkdir -p "$SEEDS_DURABLE" "$BUILD/corpus-durable"
+"$BUILD/tests/fuzz/durable_seeds" "$SEEDS_DURABLE"
+
+# The time budget is shared: a third each (at least 1 s).
+SHARE=$(( SECONDS_TO_RUN / 3 > 0 ? SECONDS_TO_RUN / 3 : 1 ))
 cd "$BUILD"
 run() {  # run TARGET CORPUS SEEDS
-  echo "fuzz.sh: running $1 for ${HALF} s"
+  echo "fuzz.sh: running $1 for ${SHARE} s"
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
-    "$BUILD/tests/fuzz/$1" -max_total_time="$HALF" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    "$BUILD/tests/fuzz/$1" -max_total_time="$SHARE" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$BUILD/artifacts/" -print_final_stats=1 "$2" "$3"
 }
 run fuzz_wire "$BUILD/corpus" "$SEEDS"
 run fuzz_columnar "$BUILD/corpus-columnar" "$SEEDS_COLUMNAR"
+run fuzz_durable "$BUILD/corpus-durable" "$SEEDS_DURABLE"
 echo "fuzz.sh: no findings in ${SECONDS_TO_RUN} s"

@@ -4,14 +4,19 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build python3
+  clang libclang-rt-dev  # clang 14: the asan and tsan presets and the libFuzzer targets (compiles twice as fast)
   libboost1.81-dev libcli11-dev catch2 libbenchmark-dev
   ca-certificates
-  libxxhash-dev  # xxHash: the checksums of log files (timely_logging, src/logging/file.cpp)
+  libxxhash-dev  # xxHash: the checksums of log files (timely_logging) and of the durable log (timely_durable)
+  zlib1g-dev     # zlib: the CRC-32 of the capture format (src/core/capture_format.cpp), a well-kept library's
+  libhwloc-dev   # hwloc: the cores and packages of the CPUs that --pin places threads on (src/communication/pinning.cpp)
   pkgconf  # pkg-config: the packaging test of the installed timely.pc
   time     # /usr/bin/time: peak memory in benches/compile/compile_times.sh
   libgraphviz-dev graphviz  # Graphviz: lays out the dataflow graph of timely-report (tools/report)
   prometheus  # promtool: checks the monitor's /metrics text in a test
   chromium fonts-dejavu-core  # headless Chromium: loads the monitor page and the report in tests
+  openmpi-bin  # mpirun: the launchers tests start the examples as MPI ranks (tests/launchers)
+  slurm-wlm    # slurmctld, slurmd, srun, sbatch: the launchers tests run a one-node Slurm cluster
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Sets everything up and passes the tests: installs dependencies, fetches the data, builds and
 # runs the whole suite with the `dev` preset (-Wall -Wextra -Werror; it includes the `net`
-# tests, which run examples as several processes over loopback TCP), then again under
-# ASan+UBSan (`asan` preset), then the allocator, dataflow and cluster tests under TSan (`tsan`
-# preset), then the wire-format and columnar fuzz targets for 30 seconds in all (libFuzzer,
-# clang), and checks that GCIDE word counts equal the sequential count on 1, 2 and 4 workers.
+# tests, which run examples as several processes over loopback TCP, and the `launchers` tests,
+# which run them under mpirun, a one-node Slurm started for the test, and as a StatefulSet's
+# pods, about 20 s; the dev pass only), then again under
+# ASan+UBSan (`asan` preset), then the allocator, dataflow, streaming, worker-argument (--pin's
+# pinned threads among them), durable-log and cluster tests under TSan (`tsan` preset), then the
+# wire-format, columnar and durable-log fuzz targets for 30 seconds in all (libFuzzer, built in
+# the asan build), and checks that GCIDE word counts equal the sequential count on 1, 2 and 4
+# workers. The dev preset builds with GCC, both sanitizer presets with clang. The durable log's
+# crash loop (ctest -R 'crash loop') kills a writer 200 times under every_batch and 50 times
+# under periodic in each pass; TIMELY_CRASH_KILLS=2000 runs it longer by hand.
 #   scripts/test.sh [--quick]   (--quick: dev preset only)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +23,7 @@ bash scripts/install-deps.sh
 bash scripts/fetch-data.sh
 bash scripts/fetch-graphs.sh
 
-echo "== dev =="
+echo "== dev (${SECONDS} s since the start) =="
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
 ctest --preset dev -j "$jobs"
@@ -25,24 +31,29 @@ bash scripts/check-gcide.sh build/dev/examples/wordcount
 if [ "$quick" -eq 0 ]; then
   # Under the sanitizers, run everything that executes our code; the packaging and header
   # checks exercise the build system, which the dev pass already covered.
-  echo "== asan =="
+  echo "== asan (${SECONDS} s) =="
   # The book's listings are built and run in the dev pass; leaving them out here keeps the
   # whole run inside CI's hour on two cores (they are 15 more sanitized programs to compile).
-  cmake --preset asan -DTIMELY_BUILD_BOOK=OFF >/dev/null
+  # The asan preset is clang, so the same build holds the libFuzzer targets that the fuzz step runs.
+  cmake --preset asan -DTIMELY_BUILD_BOOK=OFF -DTIMELY_BUILD_FUZZ=ON >/dev/null
   cmake --build --preset asan -j "$jobs"
-  ctest --preset asan -j "$jobs" -LE 'packaging|headers|compile_fail|bench|net'
+  ctest --preset asan -j "$jobs" -LE 'packaging|headers|compile_fail|bench|net|launchers'
   # Of the cluster tests, the failure cases and the core examples (the other examples' cluster
   # runs are covered by the dev pass; under ASan they would double the time of this pass).
   ctest --preset asan -j "$jobs" -L net -R '^net:(fail:.*|equiv:(hello|exchange|wordcount|pagerank).*)$'
 
-  echo "== tsan (allocators, multi-worker dataflows, cluster) =="
+  echo "== tsan: allocators, multi-worker dataflows, streaming, durable log, cluster (${SECONDS} s) =="
   cmake --preset tsan -DTIMELY_BUILD_BOOK=OFF >/dev/null
-  cmake --build --preset tsan -j "$jobs" --target communication_tests conformance_tests net_fail hello exchange wordcount
-  ctest --preset tsan -j "$jobs" -L 'communication|conformance'
+  cmake --build --preset tsan -j "$jobs" --target communication_tests conformance_tests \
+    conformance_launch_tests nexmark_tests streaming_window_tests durable_tests durable_process_tests \
+    durable_operator_tests timely-log net_fail hello exchange wordcount
+  # timely-log's tests (label durable) run the durable library's threads (its tail waits, the
+  # periodic policy's sync thread) inside a tool that other processes write beside.
+  ctest --preset tsan -j "$jobs" -L 'communication|conformance|streaming|durable' -LE 'example|bench'
   ctest --preset tsan -L net \
     -R '^net:(equiv:(hello|exchange|wordcount)|fail:(kill9|kill9-process0|sigstop|exception.*|shape-type|workers-mismatch|peer-frames-.*))$'
 
-  echo "== fuzz (wire format, codecs and columnar batches, 30 s) =="
-  bash scripts/fuzz.sh 30
+  echo "== fuzz: wire format, codecs, columnar batches and durable-log segments, 30 s (${SECONDS} s) =="
+  TIMELY_FUZZ_BUILD="$root/build/asan" bash scripts/fuzz.sh 30
 fi
-echo "test.sh: all tests passed"
+echo "test.sh: all tests passed in ${SECONDS} s"

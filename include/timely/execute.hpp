@@ -1,8 +1,9 @@
 /// \file
 /// Entry points: `Config` (how many workers and processes, which progress mode), `Config::from_args`
-/// (the worker arguments `-w N`, `-n P`, `-p I`, `-h FILE`, `-r`, `--connect-timeout S`,
-/// `--progress-mode eager|demand`, `--log-file PATTERN`, `--monitor HOST:PORT`,
-/// `--monitor-linger SECONDS`, `--help`), `execute(config, closure)`,
+/// (the worker arguments `-w N`, `-n P`, `-p I`, `-h FILE`, `-r`, `--pin[=LIST]`,
+/// `--connect-timeout S`, `--progress-mode eager|demand`, `--log-file PATTERN`, `--monitor HOST:PORT`,
+/// `--monitor-linger SECONDS`, `--launcher NAME`, `--rendezvous HOST:PORT`, `--listen-port PORT`,
+/// `--help`), `execute(config, closure)`,
 /// `execute_from_args(argc, argv, closure)` and `execute_directly(closure)`.
 ///
 /// `execute` starts `config.workers` worker threads in this process (connecting first to the
@@ -83,6 +84,7 @@
 #include <timely/communication/allocator.hpp>
 #include <timely/communication/hostfile.hpp>
 #include <timely/communication/initialize.hpp>
+#include <timely/communication/launcher.hpp>
 #include <timely/error.hpp>
 #include <timely/worker.hpp>
 #include <timely/worker_state.hpp>
@@ -102,6 +104,9 @@ struct Config {
   /// Start-up patience, heartbeats, frame limit and `-r` reporting of the cluster transport
   /// (its `processes`, `process` and `addresses` are taken from the fields above).
   communication::ClusterConfig network{};
+  /// Where the worker and network threads run (`--pin`, `--pin=LIST`; communication/pinning.hpp);
+  /// off by default.
+  communication::Pinning pin{};
   /// Settings every worker gets.
   WorkerConfig worker{};
   /// Where each worker writes its log streams (see "Log sinks" above); empty: nowhere.
@@ -113,6 +118,9 @@ struct Config {
   /// Called with the address the monitor listens on ("HOST:PORT", the system's port for port
   /// 0) before the workers start, on process 0 only (may be empty).
   std::function<void(const std::string& address)> monitor_ready;
+  /// The launcher `from_args` detected (communication/launcher.hpp); none by default. Its index,
+  /// count and rendezvous are already in the fields above; `-r` reports it.
+  communication::Launch launch;
   /// Positional arguments `from_args` did not interpret, in order (the program's own).
   std::vector<std::string> positional;
 
@@ -137,23 +145,38 @@ struct Config {
   }
   /// Parses worker arguments: `-w N`/`--workers N` (also `--threads N`), `-n P`/`--processes P`,
   /// `-p I`/`--process I`, `-h FILE`/`--hostfile FILE` (one `host:port` a line), `-r`/`--report`,
-  /// `--connect-timeout SECONDS`, `--progress-mode eager|demand`, `--log-file PATTERN`,
-  /// `--monitor HOST:PORT`, `--monitor-linger SECONDS` (0 to 86400), `--help`.
+  /// `--pin` or `--pin=LIST` (workers on cores of their own, or on the listed CPUs in order; a
+  /// flag, so a list follows `=`: see communication/pinning.hpp), `--connect-timeout SECONDS`,
+  /// `--progress-mode eager|demand`, `--log-file PATTERN`, `--monitor HOST:PORT`,
+  /// `--monitor-linger SECONDS` (0 to 86400), `--launcher auto|slurm|mpi|k8s|none`,
+  /// `--rendezvous HOST:PORT`, `--listen-port PORT`, `--help`.
+  ///
+  /// Without `-n`/`-p`, a launcher's environment gives them (`--launcher`, auto by default:
+  /// Slurm's srun, Open MPI's or MPICH's mpirun, a Kubernetes StatefulSet; see launcher.hpp),
+  /// and with several processes and no hostfile its rendezvous address (process 0's) becomes
+  /// `network.rendezvous`; `--rendezvous` or the environment variable `TIMELY_RENDEZVOUS` give
+  /// one explicitly. With no launcher variables set, nothing changes.
   /// Positional arguments are collected in `positional` and left to the program. `argv[0]` is
   /// the program name.
-  /// `-r` sets `network.report` to write the transport's connection reports (and, with
-  /// `--monitor`, the address the monitor serves) to standard error, "timely: ..." a line: the
-  /// only output of the library, and only on this request (replace `network.report` to send
-  /// them elsewhere).
+  /// `-r` sets `network.report` to write the transport's connection reports (with `--monitor`,
+  /// the address the monitor serves; with `--pin`, each thread's CPU) to standard error,
+  /// "timely: ..." a line: the only output of the library, and only on this request (replace
+  /// `network.report` to send them elsewhere).
   /// \throws ConfigError naming the bad argument (unknown flag, missing or non-numeric value,
-  /// zero workers, a process index not below P, an unreadable or malformed hostfile);
-  /// HelpRequested with the usage text for `--help`.
+  /// zero workers, a process index not below P, a malformed `--pin` list, an unreadable or
+  /// malformed hostfile, a malformed launcher variable naming it and its value, `-n` or `-p`
+  /// that differ from the launcher's naming both, a hostfile and a rendezvous together, a
+  /// launcher that does not say where process 0 is); HelpRequested with the usage text for
+  /// `--help`.
   static Config from_args(int argc, const char* const* argv);
+  /// `from_args` reading the launcher variables and `TIMELY_RENDEZVOUS` from `env` instead of
+  /// the process environment (for tests, and for programs that launch others).
+  static Config from_args(int argc, const char* const* argv, const communication::Environment& env);
   /// The usage text of the worker arguments.
   static std::string usage(const std::string& program);
 
-  /// The communication part of this configuration: `workers`, and `network` with `processes`,
-  /// `process_index` and `addresses` filled in.
+  /// The communication part of this configuration: `workers`, `pin`, and `network` with
+  /// `processes`, `process_index` and `addresses` filled in.
   [[nodiscard]] communication::Config communication_config() const {
     communication::Config c;
     c.workers = workers;
@@ -161,6 +184,7 @@ struct Config {
     c.cluster.processes = processes;
     c.cluster.process = process_index;
     c.cluster.addresses = addresses;
+    c.pin = pin;
     return c;
   }
 };

@@ -14,11 +14,13 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 
 #include <CLI/CLI.hpp>
 
+#include <timely/communication/pinning.hpp>
 #include <timely/communication/tcp_stream.hpp>
 #include <timely/dataflow/operators/batch_logger.hpp>
 #include <timely/dataflow/operators/capture_writer.hpp>
@@ -37,8 +39,12 @@ struct Parsed {
   std::size_t processes = 1;
   std::size_t process = 0;
   std::string hostfile;
+  std::string launcher = "auto";
+  std::string rendezvous;
+  std::size_t listen_port = 0;
   bool report = false;
   bool zerocopy = false;
+  std::string pin;  // empty: off; "true" (CLI11's value of a bare flag): --pin; otherwise --pin=LIST
   double connect_timeout = 60;
   std::string log_file;
   std::string monitor;
@@ -84,8 +90,28 @@ void add_options(CLI::App& app, Parsed& p) {
   app.add_option("-h,--hostfile", p.hostfile,
                  "File of host:port lines, line i for process i (default localhost:2101, 2102, ...)")
       ->option_text("FILE");
+  app.add_option("--launcher", p.launcher,
+                 "Read -n and -p (and the rendezvous) from the environment of this process starter: auto, "
+                 "slurm, mpi, k8s or none (default auto)")
+      ->check(CLI::IsMember({"auto", "slurm", "mpi", "k8s", "none"}))
+      ->option_text("NAME");
+  app.add_option("--rendezvous", p.rendezvous,
+                 "Without a hostfile: process 0 serves HOST:PORT, where every process registers its address "
+                 "(also TIMELY_RENDEZVOUS)")
+      ->option_text("HOST:PORT");
+  app.add_option("--listen-port", p.listen_port,
+                 "Under a rendezvous, the port this process listens on, 0 to 65535 (default 0: any free one)")
+      ->check(whole("a port", 0, 65535))
+      ->option_text("PORT");
   app.add_flag("-r,--report", p.report, "Report connection events on standard error");
   app.add_flag("-z,--zerocopy", p.zerocopy, "Serialize messages between the workers of this process too");
+  // A flag with an optional value (after '=' only), so that `--pin` never takes the program's
+  // next positional argument for a CPU list.
+  app.add_flag("--pin", p.pin,
+               "Pin each worker thread to a core of its own within the CPUs this process may use "
+               "(physical cores first; processes on one host take consecutive shares), network "
+               "threads to the CPUs left over; --pin=LIST (such as 0-3,8) pins to these CPUs in order")
+      ->option_text("[=LIST]");
   // A number of seconds in [least, most], written in decimal: finite, so "nan" and "inf" are
   // refused, and no hexadecimal ("0x10"), which std::stod would take. CLI11 puts the option's
   // name before the message.
@@ -151,10 +177,19 @@ std::string Config::usage(const std::string& program) {
 }
 
 Config Config::from_args(int argc, const char* const* argv) {
+  return from_args(argc, argv, communication::current_environment());
+}
+
+Config Config::from_args(int argc, const char* const* argv, const communication::Environment& env) {
   const std::string program = argc > 0 && argv[0] ? argv[0] : "timely";
   CLI::App app("A timely dataflow program.", program);
   Parsed parsed;
   add_options(app, parsed);
+  // CLI11 reads `--pin=` as a bare `--pin`; an empty list is a mistake to name.
+  for (int i = 1; i < argc; ++i)
+    if (argv[i] != nullptr && std::string_view(argv[i]) == "--pin=")
+      throw ConfigError(
+          "timely: bad worker arguments: --pin= gives an empty CPU list (write --pin, or --pin=LIST)");
   try {
     std::vector<std::string> args;
     for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 wants them reversed
@@ -170,18 +205,61 @@ Config Config::from_args(int argc, const char* const* argv) {
         "timely: bad worker arguments: --connect-timeout must be a number of seconds from 0.001 to "
         "86400, got " +
         std::to_string(parsed.connect_timeout));
-  if (parsed.process >= parsed.processes)
-    throw ConfigError("timely: bad worker arguments: the process index -p " + std::to_string(parsed.process) +
-                      " must be less than the number of processes -n " + std::to_string(parsed.processes));
+  // A launcher's values fill in -n and -p; given ones win, but must agree with it.
+  auto launch = communication::detect_launch(communication::parse_launcher(parsed.launcher), env);
+  const auto take = [&](const char* flag, std::size_t given, bool explicit_value,
+                        const std::optional<communication::LaunchValue>& from_launcher) {
+    if (!from_launcher) return given;
+    if (explicit_value && given != from_launcher->value)
+      throw ConfigError("timely: bad worker arguments: " + std::string(flag) + " " + std::to_string(given) +
+                        " conflicts with " + from_launcher->source + " from " + launch.name + " (drop " +
+                        flag + ", or give --launcher none)");
+    return from_launcher->value;
+  };
+  const auto processes = take("-n", parsed.processes, app.count("--processes") > 0, launch.processes);
+  const auto process = take("-p", parsed.process, app.count("--process") > 0, launch.process);
+  if (process >= processes)
+    throw ConfigError("timely: bad worker arguments: the process index -p " + std::to_string(process) +
+                      " must be less than the number of processes -n " + std::to_string(processes));
   Config config;
   config.workers = parsed.workers;
-  config.processes = parsed.processes;
-  config.process_index = parsed.process;
-  if (!parsed.hostfile.empty())
-    config.addresses = communication::read_hostfile(parsed.hostfile, parsed.processes);
+  config.processes = processes;
+  config.process_index = process;
+  if (!parsed.hostfile.empty()) config.addresses = communication::read_hostfile(parsed.hostfile, processes);
+  // Where the processes find each other: a hostfile, a rendezvous given, or the launcher's.
+  if (!parsed.rendezvous.empty()) {
+    config.network.rendezvous = communication::parse_address(parsed.rendezvous, "--rendezvous");
+  } else if (const auto it = env.find("TIMELY_RENDEZVOUS"); it != env.end()) {
+    config.network.rendezvous =
+        communication::parse_address(it->second, "the environment variable TIMELY_RENDEZVOUS");
+  }
+  if (config.network.rendezvous && !parsed.hostfile.empty())
+    throw ConfigError("timely: bad worker arguments: -h " + parsed.hostfile + " and the rendezvous " +
+                      config.network.rendezvous->to_string() +
+                      (parsed.rendezvous.empty() ? " (TIMELY_RENDEZVOUS)" : " (--rendezvous)") +
+                      " both say where the processes are; give one");
+  if (!config.network.rendezvous && parsed.hostfile.empty() &&
+      launch.launcher != communication::Launcher::None && processes > 1) {
+    if (!launch.rendezvous)
+      throw ConfigError("timely: " + launch.name + " started " + std::to_string(processes) +
+                        " processes, but not where process 0 is: " + launch.rendezvous_source +
+                        " (or give -h FILE)");
+    config.network.rendezvous = launch.rendezvous;
+  }
+  if (app.count("--listen-port") > 0 && !config.network.rendezvous)
+    throw ConfigError("timely: bad worker arguments: --listen-port " + std::to_string(parsed.listen_port) +
+                      " applies only under a rendezvous (--rendezvous, TIMELY_RENDEZVOUS or a launcher)");
+  config.network.listen_port = static_cast<std::uint16_t>(parsed.listen_port);
+  config.launch = std::move(launch);
   if (parsed.report)
     config.network.report = [](const std::string& line) { std::cerr << "timely: " << line << std::endl; };
   config.network.zerocopy = parsed.zerocopy;
+  if (parsed.pin == "true") {
+    config.pin.mode = communication::Pinning::Mode::Cores;
+  } else if (!parsed.pin.empty()) {
+    config.pin.mode = communication::Pinning::Mode::List;
+    config.pin.cpus = communication::parse_cpu_list(parsed.pin, "--pin");
+  }
   config.network.connect_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(parsed.connect_timeout * 1000.0 + 0.5));
   config.worker.progress_mode = parsed.mode == "eager" ? ProgressMode::Eager : ProgressMode::Demand;
@@ -418,6 +496,8 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
     if (options.listen && config.network.report)
       config.network.report("monitor serving http://" + monitor->address() + "/");
   }
+  if (config.network.report && config.launch.launcher != communication::Launcher::None)
+    config.network.report(config.launch.describe());
   Finished finished;
   communication::initialize(config.communication_config(), [&](communication::Allocator& allocator) {
     Worker worker(std::move(allocator), worker_config);

@@ -39,14 +39,18 @@ auto record_frontiers(std::vector<std::vector<T>>& out) {
   return record_container_frontiers<T, std::vector<D>>(out);
 }
 
-/// Steps `worker` while `pred()` holds, at most `limit` times; returns whether `pred()` ended false.
+/// Steps `worker` while `pred()` holds, for at most `limit` of wall-clock time; returns whether
+/// `pred()` ended false. A time bound, not a step count: on a loaded machine a worker may step
+/// many times before a descheduled peer's progress arrives.
 template <class P>
-bool step_while(timely::Worker& worker, P&& pred, std::size_t limit = 2'000'000) {
-  for (std::size_t i = 0; i < limit; ++i) {
-    if (!pred()) return true;
+bool step_while(timely::Worker& worker, P&& pred,
+                std::chrono::milliseconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return !pred();
     worker.step();
   }
-  return !pred();
+  return true;
 }
 
 /// A fresh, empty directory under the system temp directory, removed when destroyed.

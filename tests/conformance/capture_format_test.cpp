@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -142,6 +143,66 @@ TEST_CASE("the event format is little-endian, fixed-width and checksummed", "[ca
   REQUIRE(events.size() == 2);
   CHECK(std::get<1>(events[0]) == cap::MessagesEvent<std::uint32_t, std::uint8_t>{0x01020304u, {0xAA}});
   CHECK(std::get<0>(events[1]).changes == std::vector<std::pair<std::uint32_t, std::int64_t>>{{7u, -1}});
+}
+
+TEST_CASE("the CRC-32 is the IEEE one, continued across calls, whatever the lengths", "[capture][format]") {
+  // The definition, a bit at a time (reflected polynomial 0xEDB88320), as the oracle.
+  auto reference = [](std::span<const std::uint8_t> bytes, std::uint32_t crc) {
+    crc = ~crc;
+    for (auto b : bytes) {
+      crc ^= b;
+      for (int k = 0; k < 8; ++k) crc = (crc & 1u) ? (0xEDB88320u ^ (crc >> 1)) : (crc >> 1);
+    }
+    return ~crc;
+  };
+  Bytes data(4099);
+  std::uint32_t x = 12345;
+  for (auto& b : data) {
+    x = x * 1103515245u + 12345u;
+    b = static_cast<std::uint8_t>(x >> 16);
+  }
+  const std::span<const std::uint8_t> all(data);
+  for (std::size_t n : {0u, 1u, 3u, 8u, 13u, 64u, 1000u, 4099u}) {
+    INFO("length " << n);
+    CHECK(cap::crc32(all.first(n)) == reference(all.first(n), 0));
+    for (std::size_t split : {std::size_t{0}, n / 3, n}) {
+      INFO("split at " << split);
+      CHECK(cap::crc32(all.subspan(split, n - split), cap::crc32(all.first(split))) ==
+            reference(all.first(n), 0));
+    }
+  }
+  CHECK(cap::crc32({}, 0xDEADBEEFu) == 0xDEADBEEFu);  // nothing changes nothing
+}
+
+TEST_CASE("a frame's CRC-32 is checked unless its bytes are trusted", "[capture][format]") {
+  const Sample s = sample();
+  const std::size_t at = s.boundaries[1];  // the messages event {"alpha", "beta"} at time 2
+  Bytes frame(s.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+              s.bytes.begin() + static_cast<std::ptrdiff_t>(s.boundaries[2]));
+  using Vec = std::vector<std::string>;
+  const auto expected = std::get<1>(s.events[1]);
+  auto decode = [&](cap::detail::FrameChecksum checksum) {
+    return std::get<1>(cap::detail::decode_frame<Time, Vec>(frame, at, nullptr, checksum));
+  };
+  CHECK(decode(cap::detail::FrameChecksum::verify) == expected);
+  CHECK(decode(cap::detail::FrameChecksum::trusted) == expected);
+  frame[9] ^= 0x01;  // the stored CRC-32, wrong
+  try {
+    (void)decode(cap::detail::FrameChecksum::verify);
+    FAIL("a wrong CRC-32 was not detected");
+  } catch (const cap::FormatError& e) {
+    CHECK(e.kind() == Kind::ChecksumMismatch);
+    CHECK(e.offset() == at);
+  }
+  CHECK(decode(cap::detail::FrameChecksum::trusted) == expected);
+  // Trusted bytes are still decoded with every check: a body that does not decode is reported.
+  frame[13 + 8] = 0xFF;  // the record count's low byte: far more records than bytes
+  try {
+    (void)decode(cap::detail::FrameChecksum::trusted);
+    FAIL("a bad body was not detected");
+  } catch (const cap::FormatError& e) {
+    CHECK(e.kind() == Kind::BadPayload);
+  }
 }
 
 namespace {

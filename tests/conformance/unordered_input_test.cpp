@@ -147,20 +147,17 @@ TEST_CASE("ActivateCapability wakes its operator on downgrade and release", "[ca
       bool ok = true;
       for (Time t = 1; t <= 20; ++t) {
         cap->downgrade(t);  // no session, no other activity: only the activation moves the frontier
-        ok &= step_while(
-            worker, [&] { return probe.less_than(t); }, 100000);
+        ok &= step_while(worker, [&] { return probe.less_than(t); });
       }
       ActivateCapability<Time> copy = *cap;  // copies hold too
       cap.reset();
       for (int i = 0; i < 100; ++i) worker.step();
       ok &= probe.less_equal(20);
       copy = copy.delayed(25);  // assignment releases the old value (and activates)
-      ok &= step_while(
-          worker, [&] { return probe.less_than(25); }, 100000);
+      ok &= step_while(worker, [&] { return probe.less_than(25); });
       ok &= probe.less_equal(25);
       copy.reset();
-      ok &= step_while(
-          worker, [&] { return !probe.done(); }, 100000);
+      ok &= step_while(worker, [&] { return !probe.done(); });
       return ok;
     });
     for (bool ok : finished) CHECK(ok);

@@ -1,12 +1,15 @@
 // Consumer program for the find_package, build-tree and pkg-config packaging tests: two workers
 // each feed numbers into an exchange; every worker counts what it receives and checks that it
 // only gets its own share (exchange routes a record to worker `route(record) % peers`). Prints
-// the version from <timely/version.hpp>, the totals, and the bids among 500 Nexmark events (the
-// streaming library); fails if that version differs from
+// the version from <timely/version.hpp>, the totals, the bids among 500 Nexmark events (the
+// streaming library), the records of a durable log written and read back (the durable
+// library) and the capture format's CRC-32 of "123456789" (zlib, which a static timely::core
+// hands on to the consumer's link); fails if that version differs from
 // TIMELY_CONSUMER_EXPECTED_VERSION, the one the package metadata (CMake or pkg-config) reported.
 #include <cstdint>
 #include <exception>
 #include <iostream>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +21,7 @@
 #endif
 
 std::uint64_t nexmark_bids(std::uint64_t events);  // streaming_check.cpp
+std::uint64_t durable_records();                   // durable_check.cpp
 
 namespace {
 
@@ -65,10 +69,15 @@ int main() {
     const bool version_matches = std::string_view(timely::version_string) == TIMELY_CONSUMER_EXPECTED_VERSION;
     std::cout << "package version " << TIMELY_CONSUMER_EXPECTED_VERSION << "\n";
     const std::uint64_t bids = nexmark_bids(kNexmarkEvents);
+    const std::uint64_t durable = durable_records();
+    constexpr std::string_view check = "123456789";
+    const std::uint32_t crc = timely::dataflow::capture::crc32(
+        std::span(reinterpret_cast<const std::uint8_t*>(check.data()), check.size()));
     std::cout << "version=" << timely::version_string << " workers=" << tallies.size()
-              << " received=" << received << " misrouted=" << misrouted << " nexmark_bids=" << bids << "\n";
+              << " received=" << received << " misrouted=" << misrouted << " nexmark_bids=" << bids
+              << " durable_records=" << durable << " capture_crc=" << std::hex << crc << std::dec << "\n";
     return (version_matches && received == 2 * kRounds * kPerRound && misrouted == 0 &&
-            bids == kNexmarkEvents / 50 * 46)
+            bids == kNexmarkEvents / 50 * 46 && durable == 6 && crc == 0xCBF43926u)
                ? 0
                : 1;
   } catch (const std::exception& e) {

@@ -28,7 +28,19 @@
 ///     was recorded against (a worker with no streams cancels its share). It then applies every
 ///     stream's progress changes to its capabilities and sends every batch, and re-activates
 ///     itself in every step (busy polling) until all its streams are complete, i.e. their counts
-///     are back to zero.
+///     are back to zero. Each scheduling takes from each source the events its `next()` gives
+///     until it returns nothing: a source bounds what one scheduling holds by returning nothing
+///     early (it is asked again at the next step), as the durable log's does.
+///   - A source may say when to look again instead of busy polling, through two optional
+///     members: `void wake_with(scheduling::SyncActivator)` (called once, when the replay is
+///     built, with an activator of the replay usable from any thread) and
+///     `std::optional<std::chrono::nanoseconds> poll_after() const` (asked each time `next()`
+///     returned nothing: zero if it stopped early with more readable now, to be asked again at
+///     the next step, as a source without it always is; a duration to be asked again after it;
+///     nothing to be asked again only once the source activates the replay itself). A stream
+///     whose source stopped early is read on even if its counts are back to zero, so that an
+///     event after its completion is reported as when it is read in one go. When no source needs
+///     the next step, the worker may park (`step_or_park`).
 ///   - Each worker captures the frontier of the *whole* stream, so any worker may replay any
 ///     subset of the captured streams, even with a different number of workers: replaying all
 ///     of W captures across W' workers (for example capture `i` on worker `i % W'`) reproduces
@@ -46,6 +58,9 @@
 /// there (an `EventLink` may be shared with other threads).
 #pragma once
 
+#include <algorithm>
+#include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -158,6 +173,8 @@ class ReplayOperator final : public progress::Operate<T> {
     }
     bool sent = false;
     bool all_done = true;
+    bool poll_now = false;                               // a source to look at again at the next step
+    std::optional<std::chrono::nanoseconds> poll_after;  // the least delay the sources asked for
     for (std::size_t i = 0; i < sources_.size(); ++i) {
       auto& state = states_[i];
       if (state.done) continue;
@@ -196,8 +213,17 @@ class ReplayOperator final : public progress::Operate<T> {
         }
         ++state.events;
       }
-      if (state.counts.empty()) {
+      // When to look at this source again (if its stream is not complete).
+      std::optional<std::chrono::nanoseconds> after = std::chrono::nanoseconds::zero();
+      if constexpr (has_poll_after) after = source.poll_after();
+      // A source that stopped early (`poll_after()` zero) is read on before its stream counts as
+      // complete, so that it reports what follows the completion as reading it at once would.
+      const bool stopped_early = has_poll_after && after && after->count() <= 0;
+      if (state.counts.empty() && !stopped_early) {
         state.done = true;
+      } else if (state.counts.empty()) {
+        all_done = false;
+        poll_now = true;
       } else {
         if constexpr (requires(const Source& s) { s.exhausted(); }) {
           if (source.exhausted()) {
@@ -214,10 +240,28 @@ class ReplayOperator final : public progress::Operate<T> {
           }
         }
         all_done = false;
+        // Zero (what a source without `poll_after` gets: busy polling, as the reference's
+        // replay_into) at the next step; a duration after it; nothing when the source wakes it.
+        if (after && after->count() <= 0)
+          poll_now = true;
+        else if (after)
+          poll_after = poll_after ? std::min(*poll_after, *after) : *after;
       }
     }
     if (sent) tee_->done();
-    if (!all_done) activator_.activate();  // busy polling, as the reference's replay_into
+    if (!all_done) {
+      if (poll_now) {
+        activator_.activate();
+      } else if (poll_after) {
+        // One pending timed activation is enough: skip it if an earlier one is due anyway.
+        const auto now = std::chrono::steady_clock::now();
+        const auto due = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(*poll_after);
+        if (!poll_due_ || *poll_due_ <= now || *poll_due_ > due) {
+          activator_.activate_after(*poll_after);
+          poll_due_ = due;
+        }
+      }
+    }
     return !all_done;
   }
 
@@ -228,6 +272,9 @@ class ReplayOperator final : public progress::Operate<T> {
     bool done = false;
   };
 
+  static constexpr bool has_poll_after = requires(const Source& s) {
+    { s.poll_after() } -> std::convertible_to<std::optional<std::chrono::nanoseconds>>;
+  };
   static constexpr bool has_offsets = requires(const Source& s) {
     s.event_offset();
     s.offset();
@@ -265,6 +312,7 @@ class ReplayOperator final : public progress::Operate<T> {
   scheduling::Activator activator_;
   progress::SharedProgress<T> progress_;
   bool started_ = false;
+  std::optional<std::chrono::steady_clock::time_point> poll_due_;  // of the last timed activation
 };
 
 }  // namespace capture::detail
@@ -327,6 +375,10 @@ StreamCore<T, typename Source::Container> replay_into(Scope<T> scope, std::vecto
   const std::size_t global = scope.worker().new_identifier();
   auto tee = std::make_shared<Tee<T, C>>();
   scheduling::Activator activator(scope.worker().activations(), scope.address_of(index));
+  if constexpr (requires(Source & s, scheduling::SyncActivator a) { s.wake_with(a); }) {
+    const scheduling::SyncActivator wake(scope.worker().activations()->sync(), scope.address_of(index));
+    for (auto& source : sources) source.wake_with(wake);
+  }
   StreamCore<T, C> stream(scope, progress::Source{index, 0}, tee);
   scope.builder().add_operator(index, global,
                                std::make_unique<capture::detail::ReplayOperator<T, C, Source>>(

@@ -46,7 +46,10 @@
 /// the same (batches not aligned in memory are copied once when read).
 ///
 /// The CRC-32 is the common IEEE 802.3 / zlib one (reflected polynomial 0xEDB88320, initial
-/// value and final xor 0xFFFFFFFF). A body must be consumed exactly by its fields.
+/// value and final xor 0xFFFFFFFF), computed by zlib. A body must be consumed exactly by its
+/// fields. A reader of frames whose bytes something stronger has already verified (a durable log
+/// record, whose batch's XXH3 checksum the log's reader checked) may skip the frames' CRC-32
+/// (`detail::FrameChecksum::trusted`, capture_frames.hpp); readers of files and byte streams check it.
 ///
 /// Value encodings: `timely::communication::Codec<X>`, the serialization customization point of
 /// timely/communication/codec.hpp (its file comment has the full table). In short: `bool` one byte 0 or 1;
@@ -187,26 +190,11 @@ class FormatError : public timely::Error {
 // ---------------------------------------------------------------------------------------------
 // CRC-32
 
-namespace detail {
-constexpr std::array<std::uint32_t, 256> make_crc_table() {
-  std::array<std::uint32_t, 256> table{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1u) ? (0xEDB88320u ^ (c >> 1)) : (c >> 1);
-    table[i] = c;
-  }
-  return table;
-}
-inline constexpr std::array<std::uint32_t, 256> crc_table = make_crc_table();
-}  // namespace detail
-
 /// Continues a CRC-32 (IEEE 802.3, as zlib's `crc32`) over `bytes`. Start with `crc = 0`; the
-/// result of one call is the `crc` of the next over the following bytes.
-constexpr std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0) noexcept {
-  crc = ~crc;
-  for (auto b : bytes) crc = detail::crc_table[(crc ^ b) & 0xFFu] ^ (crc >> 8);
-  return ~crc;
-}
+/// result of one call is the `crc` of the next over the following bytes. Computed by zlib's
+/// `crc32_z` (src/core/capture_format.cpp; zlib is linked privately by timely_core, and this
+/// header does not include it).
+std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0) noexcept;
 
 // ---------------------------------------------------------------------------------------------
 // Format constants

@@ -2,9 +2,8 @@
 /// The pieces of the binary event format (capture_format.hpp) that the writer and both readers
 /// share: the records' type name in the header (`data_type_name<C>()`), encoding the header and
 /// one frame (`encode_header`, `encode_frame`), and checking and decoding them (`check_header`,
-/// `check_kind`, `frame_total`, `decode_frame`, `truncated`). Everything here is in
-/// `capture::detail`; programs use `EventWriterCore`, `EventReaderCore` and
-/// `MappedEventReaderCore`.
+/// `check_kind`, `frame_total`, `decode_frame` with or without its CRC-32, `truncated`). Everything here is
+/// in `capture::detail`; programs use `EventWriterCore`, `EventReaderCore` and `MappedEventReaderCore`.
 ///
 /// Alignment: a frame is encoded into a buffer whose first byte sits at an offset of the stream
 /// that is a multiple of 8 (the writer puts `offset % 8` unused bytes before the frame), and
@@ -183,21 +182,34 @@ inline std::size_t frame_total(const std::uint8_t* frame, std::uint64_t at, std:
   return format::frame_header + static_cast<std::size_t>(len);
 }
 
+/// Whether `decode_frame` checks a frame's CRC-32.
+enum class FrameChecksum {
+  verify,   ///< check it: bytes from a file, a socket, any stream (every reader of the format)
+  trusted,  ///< skip it: bytes something stronger already verified (a durable log record, whose
+            ///< batch's XXH3 checksum the log's reader checked before handing it out)
+};
+
 /// Checks the checksum of the whole frame `frame` (its header included; kind and length already
-/// checked) at stream offset `at`, and decodes its event. `owner`, if not null, keeps the bytes
-/// alive: containers that read in place (columnar batches) borrow them.
+/// checked) at stream offset `at` (unless `checksum` is `trusted`), and decodes its event.
+/// `owner`, if not null, keeps the bytes alive: containers that read in place (columnar batches)
+/// borrow them. Every field is checked as it is decoded whatever `checksum` says: skipping the
+/// CRC-32 never makes bad bytes undefined behaviour, only a `BadPayload` instead of a
+/// `ChecksumMismatch` (or a wrong value that decodes).
 /// \throws FormatError(ChecksumMismatch) or FormatError(BadPayload) with the offset of the
 /// failed read.
 template <class T, class C>
 EventCore<T, C> decode_frame(std::span<const std::uint8_t> frame, std::uint64_t at,
-                             const std::shared_ptr<const void>& owner) {
-  const auto stored = static_cast<std::uint32_t>(read_le(frame.data() + 9, 4));
-  std::uint32_t computed = crc32(frame.first(9));
-  computed = crc32(frame.subspan(format::frame_header), computed);
-  if (stored != computed)
-    throw FormatError(
-        FormatErrorKind::ChecksumMismatch, at,
-        "checksum " + hex(stored) + " of the event does not match its bytes (" + hex(computed) + ")");
+                             const std::shared_ptr<const void>& owner,
+                             FrameChecksum checksum = FrameChecksum::verify) {
+  if (checksum == FrameChecksum::verify) {
+    const auto stored = static_cast<std::uint32_t>(read_le(frame.data() + 9, 4));
+    std::uint32_t computed = crc32(frame.first(9));
+    computed = crc32(frame.subspan(format::frame_header), computed);
+    if (stored != computed)
+      throw FormatError(
+          FormatErrorKind::ChecksumMismatch, at,
+          "checksum " + hex(stored) + " of the event does not match its bytes (" + hex(computed) + ")");
+  }
   // Start the decoder at the multiple of 8 at or before the body (at most 7 bytes back, inside
   // the frame header) and skip to the body: its positions are then aligned as the stream's.
   const std::uint64_t body_at = at + format::frame_header;
