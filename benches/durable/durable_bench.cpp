@@ -349,6 +349,17 @@ Percentiles percentiles(std::vector<double> v) {
   return {quantile(v, 0.5), quantile(v, 0.99), quantile(v, 0.999)};
 }
 
+/// One run's line: "  run R WHAT: p50 ..., p99 ..., p99.9 ... us", with `digits` after the point,
+/// and, where `thread` names the consuming thread, its CPU seconds and share of a core.
+void print_run(int run, const char* what, const Percentiles& p, int digits, const char* thread = nullptr) {
+  std::printf("  run %d %s: p50 %.*f us, p99 %.*f us, p99.9 %.*f us", run, what, digits, p.p50, digits, p.p99,
+              digits, p.p999);
+  if (thread != nullptr)
+    std::printf("; %s %.2f CPU-s in %.2f s (%.0f %% of a core)", thread, p.consumer_cpu_seconds, p.seconds,
+                100 * p.core_share());
+  std::printf("\n");
+}
+
 int bench_flush(const Common& common, std::size_t record_bytes, std::size_t batch_records,
                 std::size_t batches) {
   const Batch batch(record_bytes, batch_records);
@@ -375,7 +386,7 @@ int bench_flush(const Common& common, std::size_t record_bytes, std::size_t batc
       l50.push_back(p.p50);
       l99.push_back(p.p99);
       l999.push_back(p.p999);
-      std::printf("  run %d log: p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", run, p.p50, p.p99, p.p999);
+      print_run(run, "log", p, 0);
       fs::remove_all(root);
     }
     {
@@ -397,8 +408,7 @@ int bench_flush(const Common& common, std::size_t record_bytes, std::size_t batc
       b50.push_back(p.p50);
       b99.push_back(p.p99);
       b999.push_back(p.p999);
-      std::printf("  run %d pwrite+fdatasync: p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", run, p.p50, p.p99,
-                  p.p999);
+      print_run(run, "pwrite+fdatasync", p, 0);
       fs::remove_all(root);
     }
     std::fflush(stdout);
@@ -915,11 +925,10 @@ int bench_tail(const Common& common, std::size_t records, std::size_t interval_u
   for (int run = 0; run < common.runs; ++run) {
     const auto l = tail_reader_run(common, records, interval, no_watch);
     log_series.add(l);
-    std::printf("  run %d log: p50 %.1f us, p99 %.1f us, p99.9 %.1f us\n", run, l.p50, l.p99, l.p999);
+    print_run(run, "log", l, 1);
     const auto b = tail_condvar_run(records, interval);
     condvar_series.add(b);
-    std::printf("  run %d condition variable: p50 %.1f us, p99 %.1f us, p99.9 %.1f us\n", run, b.p50, b.p99,
-                b.p999);
+    print_run(run, "condition variable", b, 1);
     std::fflush(stdout);
   }
   std::printf(
@@ -940,20 +949,13 @@ int bench_dataflow_tail(const Common& common, std::size_t records, std::size_t i
   for (int run = 0; run < common.runs; ++run) {
     const auto d = tail_dataflow_run(common, records, interval, no_watch);
     dataflow_series.add(d);
-    std::printf(
-        "  run %d dataflow: p50 %.1f us, p99 %.1f us, p99.9 %.1f us; worker thread %.2f CPU-s in %.2f s "
-        "(%.0f %% of a core)\n",
-        run, d.p50, d.p99, d.p999, d.consumer_cpu_seconds, d.seconds, 100 * d.core_share());
+    print_run(run, "dataflow", d, 1, "worker thread");
     const auto l = tail_reader_run(common, records, interval, no_watch);
     reader_series.add(l);
-    std::printf(
-        "  run %d reader thread: p50 %.1f us, p99 %.1f us, p99.9 %.1f us; reader thread %.2f CPU-s in %.2f s "
-        "(%.0f %% of a core)\n",
-        run, l.p50, l.p99, l.p999, l.consumer_cpu_seconds, l.seconds, 100 * l.core_share());
+    print_run(run, "reader thread", l, 1, "reader thread");
     const auto b = tail_condvar_run(records, interval);
     condvar_series.add(b);
-    std::printf("  run %d condition variable: p50 %.1f us, p99 %.1f us, p99.9 %.1f us\n", run, b.p50, b.p99,
-                b.p999);
+    print_run(run, "condition variable", b, 1);
     std::fflush(stdout);
   }
   std::printf(
