@@ -104,8 +104,12 @@ struct KeyedStats {
   std::size_t keys = 0;
   /// Window panes or sessions with state (windows only).
   std::size_t panes = 0;
-  /// Distinct times at which capabilities are held.
+  /// Distinct times at which capabilities are held (for `keyed_process`: pending timers' times
+  /// plus the times of records received ahead of the input frontier).
   std::size_t held_times = 0;
+  /// Distinct times with pending timers (`keyed_process` only). Unlike `held_times` this does
+  /// not depend on how far other workers' records run ahead of this worker's frontier.
+  std::size_t timer_times = 0;
   /// Records ignored because every window they belong to was complete (windows only).
   std::uint64_t late_dropped = 0;
 };
@@ -211,6 +215,7 @@ struct KeyedProcessOp {
                if (op.stats) {
                  op.stats->keys = states.size();
                  op.stats->held_times = held.size() + timers.size();
+                 op.stats->timer_times = timers.size();
                }
              };
            });
