@@ -475,25 +475,16 @@ Pass pread_pass(const std::vector<fs::path>& files, std::size_t chunk) {
   return pass;
 }
 
-/// The event-time source (follow off) over `stream` on one worker: `decode` touches each
-/// record in the reader's batch (size and first byte, as `reader_pass`) and emits that as a u64
-/// at the record's timestamp; an operator after it adds them up. Timed from building the
-/// dataflow to its completion.
-Pass source_pass(const durable::Log& log, const std::string& stream) {
+/// Runs one dataflow on one worker: `build(scope, pass)` returns the stream to probe and adds
+/// what it reads to `pass`. Timed from building the dataflow to its completion.
+template <class Build>
+Pass dataflow_pass(Build build) {
   auto out = timely::execute(timely::Config::thread(), [&](timely::Worker& worker) {
     Pass pass;
     timely::dataflow::ProbeHandle<Time> probe;
     const double cpu0 = process_cpu_seconds();
     const auto start = Clock::now();
-    worker.dataflow<Time>([&](auto& scope) {
-      auto s = dop::log_source<Time, std::uint64_t>(scope, log, stream, [](const durable::RecordView& r) {
-        return static_cast<std::uint64_t>(r.bytes.size() + static_cast<std::uint8_t>(r.bytes[0]));
-      });
-      s.records | inspect_container([&](const Time&, const std::vector<std::uint64_t>& batch) {
-        pass.records += batch.size();
-        for (const auto v : batch) pass.sum += v;
-      }) | probe_with(probe);
-    });
+    worker.dataflow<Time>([&](auto& scope) { build(scope, pass) | probe_with(probe); });
     while (!probe.done()) worker.step();
     pass.seconds = seconds_since(start);
     pass.cpu_seconds = process_cpu_seconds() - cpu0;
@@ -502,29 +493,32 @@ Pass source_pass(const durable::Log& log, const std::string& stream) {
   return out.at(0);
 }
 
+/// The event-time source (follow off) over `stream` on one worker: `decode` touches each
+/// record in the reader's batch (size and first byte, as `reader_pass`) and emits that as a u64
+/// at the record's timestamp; an operator after it adds them up.
+Pass source_pass(const durable::Log& log, const std::string& stream) {
+  return dataflow_pass([&](auto& scope, Pass& pass) {
+    auto s = dop::log_source<Time, std::uint64_t>(scope, log, stream, [](const durable::RecordView& r) {
+      return static_cast<std::uint64_t>(r.bytes.size() + static_cast<std::uint8_t>(r.bytes[0]));
+    });
+    return s.records | inspect_container([&](const Time&, const std::vector<std::uint64_t>& batch) {
+             pass.records += batch.size();
+             for (const auto v : batch) pass.sum += v;
+           });
+  });
+}
+
 /// `replay_from_log` of the captured stream `stream` on one worker: each log batch is copied
 /// once to aligned memory and its columnar containers are read in place; an operator touches
-/// every record (size and first byte). Timed from building the dataflow to its completion.
+/// every record (size and first byte).
 Pass replay_pass(const durable::Log& log, const std::string& stream) {
-  auto out = timely::execute(timely::Config::thread(), [&](timely::Worker& worker) {
-    Pass pass;
-    timely::dataflow::ProbeHandle<Time> probe;
-    const double cpu0 = process_cpu_seconds();
-    const auto start = Clock::now();
-    worker.dataflow<Time>([&](auto& scope) {
-      dop::replay_from_log<Time, ByteColumns>(scope, log, stream) |
-          inspect_container([&](const Time&, const ByteColumns& batch) {
-            pass.records += batch.size();
-            for (const auto r : batch) pass.sum += r.size() + r[0];
-          }) |
-          probe_with(probe);
-    });
-    while (!probe.done()) worker.step();
-    pass.seconds = seconds_since(start);
-    pass.cpu_seconds = process_cpu_seconds() - cpu0;
-    return pass;
+  return dataflow_pass([&](auto& scope, Pass& pass) {
+    return dop::replay_from_log<Time, ByteColumns>(scope, log, stream) |
+           inspect_container([&](const Time&, const ByteColumns& batch) {
+             pass.records += batch.size();
+             for (const auto r : batch) pass.sum += r.size() + r[0];
+           });
   });
-  return out.at(0);
 }
 
 /// Captures `batches` containers of `batch`'s records, each at its own time (0, 1, ...), on one
