@@ -115,25 +115,49 @@ class ExchangePusher final : public MessagePush<T, C> {
                       : static_cast<std::size_t>(hash % pushers_.size());
   }
   // Routes a batch by index: each record's target, a stable counting sort of the indices by
-  // target, then one column-wise gather per target (see `container::Gathers`).
+  // target, then one column-wise gather per target (see `container::Gathers`). The counting and
+  // the placing walk the two halves of the batch side by side, each with its own counters:
+  // consecutive records mostly share a target, and each increment of one counter waits for the
+  // one before it, so two independent chains run about twice as fast as one.
   void partition(const C& data) {
     const std::size_t peers = pushers_.size();
     const std::size_t n = data.size();
+    const std::size_t half = n / 2;
     targets_.resize(n);
-    starts_.assign(peers + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto target = static_cast<std::uint32_t>(target_of(data[i]));
-      targets_[i] = target;
-      ++starts_[target + 1];
+    counts_.assign(2 * peers, 0);
+    std::size_t* first = counts_.data();
+    std::size_t* second = first + peers;
+    std::uint32_t* targets = targets_.data();
+    for (std::size_t j = 0; j < half; ++j) {
+      const auto a = static_cast<std::uint32_t>(target_of(data[j]));
+      const auto b = static_cast<std::uint32_t>(target_of(data[half + j]));
+      targets[j] = a;
+      targets[half + j] = b;
+      ++first[a];
+      ++second[b];
     }
-    for (std::size_t t = 0; t < peers; ++t) starts_[t + 1] += starts_[t];
+    if (n % 2 != 0) {
+      const auto b = static_cast<std::uint32_t>(target_of(data[n - 1]));
+      targets[n - 1] = b;
+      ++second[b];
+    }
+    starts_.assign(peers + 1, 0);
+    for (std::size_t t = 0; t < peers; ++t) {
+      starts_[t + 1] = starts_[t] + first[t] + second[t];
+      second[t] = starts_[t] + first[t];  // where the second half's records of t go
+      first[t] = starts_[t];              // where the first half's records of t go
+    }
     order_.resize(n);
-    next_.assign(starts_.begin(), starts_.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) order_[next_[targets_[i]]++] = static_cast<std::uint32_t>(i);
+    std::uint32_t* order = order_.data();
+    for (std::size_t j = 0; j < half; ++j) {
+      order[first[targets[j]]++] = static_cast<std::uint32_t>(j);
+      order[second[targets[half + j]]++] = static_cast<std::uint32_t>(half + j);
+    }
+    if (n % 2 != 0) order[second[targets[n - 1]]++] = static_cast<std::uint32_t>(n - 1);
     for (std::size_t t = 0; t < peers; ++t) {
       if (starts_[t] == starts_[t + 1]) continue;
       builders_[t].push_gathered(
-          data, std::span<const std::uint32_t>(order_.data() + starts_[t], starts_[t + 1] - starts_[t]));
+          data, std::span<const std::uint32_t>(order + starts_[t], starts_[t + 1] - starts_[t]));
       while (C* full = builders_[t].extract()) send(t, std::move(*full));
     }
   }
@@ -154,7 +178,7 @@ class ExchangePusher final : public MessagePush<T, C> {
   std::vector<Builder> builders_;
   std::size_t mask_;
   std::vector<std::uint32_t> targets_, order_;  // partition()'s scratch, kept for reuse
-  std::vector<std::size_t> starts_, next_;
+  std::vector<std::size_t> starts_, counts_;
   T time_{};
   bool has_time_ = false;
 };

@@ -108,13 +108,33 @@ struct ByteColumn {
     void push(const T& v) { append(v.data(), v.size() * sizeof(typename T::value_type)); }
     void push_ref(const Ref& r) { append(r.data(), r.size()); }
     void push_default() { ends.push_back(bytes.size()); }
+    // Two passes: the first sums the bytes, so that the byte buffer grows once and the copying
+    // loop works on locals only (its stores go through byte pointers, which the compiler must
+    // assume could change any member, forcing reloads). Items of up to 16 bytes are copied as
+    // one fixed 16-byte move (no branch on the length) where the source has 16 readable bytes;
+    // the destination has 16 bytes of slack for it.
     void gather(const View& src, const std::uint32_t* index, std::size_t n) {
-      std::uint64_t* out = ends.append_uninitialized(n);
+      if (n == 0) return;
+      const View from = src;
+      std::size_t total = 0;
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = index[k];
-        const std::size_t s = src.start(i);
-        bytes.append(src.bytes + s, static_cast<std::size_t>(load<std::uint64_t>(src.ends, i)) - s);
-        out[k] = bytes.size();
+        total += static_cast<std::size_t>(load<std::uint64_t>(from.ends, i)) - from.start(i);
+      }
+      std::uint64_t* out = ends.append_uninitialized(n);
+      std::uint64_t end = bytes.size();
+      unsigned char* dst = bytes.append_uninitialized(total, 16);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = index[k];
+        const std::size_t s = from.start(i);
+        const std::size_t len = static_cast<std::size_t>(load<std::uint64_t>(from.ends, i)) - s;
+        if (len <= 16 && from.nbytes - s >= 16) [[likely]]
+          std::memcpy(dst, from.bytes + s, 16);
+        else
+          copy_bytes(dst, from.bytes + s, len);
+        dst += len;
+        end += len;
+        out[k] = end;
       }
     }
     void clear() noexcept { ends.clear(), bytes.clear(); }
