@@ -56,7 +56,12 @@ std::uint64_t count_frames(const std::vector<std::uint8_t>& bytes) noexcept {
 /// workers' reads of a slab before the receive thread's next writes into it.
 class SlabPool : public std::enable_shared_from_this<SlabPool> {
  public:
-  static constexpr std::size_t slab_bytes = std::size_t{1} << 20;
+  // Four times the columnar builders' default batch (1 MiB): a frame of one full batch is a
+  // little over 1 MiB, and with slabs of that size nearly every frame would straddle two of
+  // them and be copied (and its larger slab allocated outside the pool). With four frames to a
+  // slab, about one in four is, and only its part in the first slab is moved.
+  static constexpr std::size_t slab_bytes = std::size_t{4} << 20;
+  static constexpr std::size_t kept = 4;  // free slabs kept per link
 
   /// A slab of at least `bytes` bytes; standard-size slabs come back to the pool when released.
   std::shared_ptr<std::uint8_t[]> take(std::size_t bytes) {
@@ -79,7 +84,7 @@ class SlabPool : public std::enable_shared_from_this<SlabPool> {
   void give(std::uint8_t* p) {
     std::unique_ptr<std::uint8_t[]> slab(p);
     std::lock_guard lock(mutex_);
-    if (free_.size() < 16) free_.push_back(std::move(slab));
+    if (free_.size() < kept) free_.push_back(std::move(slab));
   }
 
   std::mutex mutex_;

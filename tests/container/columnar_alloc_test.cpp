@@ -3,13 +3,19 @@
 // through the codec), iterating it, copying a borrowed batch and serializing into a reserved
 // buffer allocate nothing; refilling an owned batch after clear() reuses its columns; a worker
 // that builds and drops batch after batch reuses their large column blocks (columnar/storage.hpp);
-// a builder gives each new batch room for the last full one (one allocation per column).
+// a builder gives each new batch room for the last full one (one allocation per column); and
+// batches of about 1 MiB crossing between two processes over loopback (threads of this program)
+// allocate nothing large on the send and receive paths after warm-up (frame buffers and receive
+// slabs are recycled, and received batches borrow the slab).
 #include <timely/container/columnar.hpp>
 
 #include <atomic>
+#include <barrier>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <new>
 #include <optional>
@@ -21,9 +27,11 @@
 #include <vector>
 
 #include <timely/communication/codec.hpp>
+#include <timely/communication/initialize.hpp>
 
 #include "columnar_fixtures.hpp"
 #include "support/catch.hpp"
+#include "support/loopback.hpp"
 
 namespace {
 std::atomic<std::size_t> allocations{0};
@@ -212,4 +220,125 @@ TEST_CASE("columnar allocations: a builder's next batch grows straight to the la
   CHECK(first >= 6);
   CHECK(second <= 3);  // three columns (values, offsets, bytes), each one large block
   CHECK(small_batch == 0);
+}
+
+namespace {
+
+using Pair = std::pair<std::uint64_t, std::string>;
+using PairBatch = col::Batch<Pair>;
+using Shipped = std::tuple<std::uint64_t, std::uint64_t, PairBatch>;  // (sender, round, batch)
+
+/// A batch as exchange's builders cut them: records of 8 + 8 + 5..15 bytes until the batch
+/// reaches 1 MiB (the default capacity), so a frame of one is a little over 1 MiB.
+PairBatch round_batch(std::uint64_t round) {
+  col::Builder<Pair> builder;
+  for (std::uint64_t i = 0;; ++i) {
+    builder.push_into(std::tuple<std::uint64_t, std::string_view>{
+        round * 1'000'000 + i, std::string_view("abcdefghijklmno", 5 + i % 11)});
+    if (PairBatch* full = builder.extract()) return std::move(*full);
+  }
+}
+
+struct Window {
+  std::size_t large = 0;     // allocations of 64 KiB or more during the measured rounds
+  std::size_t all = 0;       // every allocation during them
+  std::size_t batches = 0;   // batches of those rounds received from the other process
+  std::size_t borrowed = 0;  // of them, read in place from the receive slab
+  bool equal = true;
+};
+
+}  // namespace
+
+TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate nothing large after warm-up",
+          "[container][columnar][alloc][cluster]") {
+  // Two processes of one worker each (threads of this program, over loopback). Every round each
+  // sends a batch to the other and one to itself, then receives both and drops them. The
+  // batches of the measured rounds are built before the window, so the window holds only the
+  // send path (serialization into a frame buffer, the socket) and the receive path (slabs,
+  // in-place reads).
+  constexpr std::size_t warm = 6, measured = 12;
+  const auto addresses = support::free_loopback_addresses(2);
+  std::barrier<> sync(2);
+  std::atomic<std::size_t> large_before{0}, all_before{0};
+  std::vector<Window> windows(2);
+  std::vector<std::exception_ptr> errors(2);
+  std::vector<std::thread> processes;
+  for (std::size_t p = 0; p < 2; ++p) {
+    processes.emplace_back([&, p] {
+      try {
+        timely::communication::Config config;
+        config.workers = 1;
+        config.cluster.processes = 2;
+        config.cluster.process = p;
+        config.cluster.addresses = addresses;
+        config.cluster.connect_timeout = std::chrono::seconds(20);
+        windows[p] = timely::communication::initialize(config, [&](timely::communication::Allocator& a) {
+                       auto [pushers, puller] = a.allocate<Shipped>(0);
+                       Window w;
+                       std::vector<std::vector<Shipped>> outgoing(warm + measured);
+                       for (std::size_t r = 0; r < warm + measured; ++r)
+                         for (std::size_t t = 0; t < 2; ++t)
+                           outgoing[r].emplace_back(a.index(), r, round_batch(r));
+                       const PairBatch expected = round_batch(0);
+                       std::size_t received = 0;
+                       for (std::size_t r = 0; r < warm + measured; ++r) {
+                         if (r == warm) {
+                           sync.arrive_and_wait();
+                           if (a.index() == 0) {
+                             large_before = large_allocations.load();
+                             all_before = allocations.load();
+                           }
+                           sync.arrive_and_wait();
+                         }
+                         for (std::size_t t = 0; t < 2; ++t) pushers[t]->send(std::move(outgoing[r][t]));
+                         a.release();
+                         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+                         while (received < 2 * (r + 1)) {
+                           if (std::chrono::steady_clock::now() > deadline)
+                             throw std::runtime_error("timed out waiting for batches");
+                           a.receive();
+                           a.events().clear();
+                           while (auto m = puller->recv()) {
+                             ++received;
+                             auto& [from, round, batch] = *m;
+                             if (from != a.index() && round >= warm) {
+                               ++w.batches;
+                               if (batch.borrowed()) ++w.borrowed;
+                             }
+                             w.equal = w.equal && batch.size() == expected.size() &&
+                                       std::get<1>(batch[7]) == std::get<1>(expected[7]) &&
+                                       std::get<0>(batch[7]) == round * 1'000'000 + 7;
+                           }
+                           a.await_events(std::chrono::milliseconds(10));
+                         }
+                       }
+                       (void)puller->recv();
+                       sync.arrive_and_wait();
+                       if (a.index() == 0) {
+                         w.large = large_allocations.load() - large_before.load();
+                         w.all = allocations.load() - all_before.load();
+                       }
+                       sync.arrive_and_wait();
+                       for (auto& pusher : pushers) pusher->done();
+                       a.release();
+                       return w;
+                     }).at(0);
+      } catch (...) {
+        errors[p] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : processes) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  const Window& w = windows[0];
+  INFO(w.large << " large allocations, " << w.all << " in all, while the processes received "
+               << windows[0].batches + windows[1].batches << " batches from each other");
+  CHECK(windows[0].batches == measured);
+  CHECK(windows[1].batches == measured);
+  CHECK(windows[0].borrowed == measured);
+  CHECK(windows[1].borrowed == measured);
+  CHECK(windows[0].equal);
+  CHECK(windows[1].equal);
+  CHECK(w.large == 0);
 }

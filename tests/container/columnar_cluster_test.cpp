@@ -127,8 +127,8 @@ TEST_CASE("columnar between two processes: batches borrow the receive slab, whic
   std::vector<Report> reports(2);
   std::vector<std::exception_ptr> errors(2);
   std::vector<std::thread> processes;
-  // 8 rounds of ~160 KiB batches per direction: more than one 1 MiB receive slab.
-  constexpr std::size_t rounds = 8, records = 6000;
+  // 32 rounds of ~160 KiB batches per direction: more than one 4 MiB receive slab.
+  constexpr std::size_t rounds = 32, records = 6000;
   for (std::size_t p = 0; p < 2; ++p) {
     processes.emplace_back([&, p] {
       try {
