@@ -111,8 +111,8 @@ struct ByteColumn {
     // Two passes: the first sums the bytes, so that the byte buffer grows once and the copying
     // loop works on locals only (its stores go through byte pointers, which the compiler must
     // assume could change any member, forcing reloads). Items of up to 16 bytes are copied as
-    // one fixed 16-byte move (no branch on the length) where the source has 16 readable bytes;
-    // the destination has 16 bytes of slack for it.
+    // one fixed 16-byte move (no branch on the length) where the source has 16 readable bytes
+    // and the destination's capacity 16 writable ones (bytes past the end are overwritten later).
     void gather(const View& src, const std::uint32_t* index, std::size_t n) {
       if (n == 0) return;
       const View from = src;
@@ -123,12 +123,13 @@ struct ByteColumn {
       }
       std::uint64_t* out = ends.append_uninitialized(n);
       std::uint64_t end = bytes.size();
-      unsigned char* dst = bytes.append_uninitialized(total, 16);
+      unsigned char* dst = bytes.append_uninitialized(total);
+      const unsigned char* const limit = bytes.data() + bytes.capacity();
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = index[k];
         const std::size_t s = from.start(i);
         const std::size_t len = static_cast<std::size_t>(load<std::uint64_t>(from.ends, i)) - s;
-        if (len <= 16 && from.nbytes - s >= 16) [[likely]]
+        if (len <= 16 && from.nbytes - s >= 16 && limit - dst >= 16) [[likely]]
           std::memcpy(dst, from.bytes + s, 16);
         else
           copy_bytes(dst, from.bytes + s, len);

@@ -1,14 +1,18 @@
 /// \file
-/// `columnar::Storage<T>`: the growable buffer of an owned column, whose large blocks (64 KiB
-/// and more) are recycled through a small per-thread cache instead of going back to `malloc`.
+/// `columnar::Storage<T>`: the growable buffer of an owned column, whose blocks of 4 KiB and
+/// more are recycled through a small per-thread cache instead of going back to `malloc`.
 ///
 /// Why: a stream of columnar batches allocates a fresh set of column buffers for every batch
 /// (about 1 MiB each) and frees them when the consumer drops the batch. glibc serves blocks that
 /// large with `mmap` (or trims them off the heap top), so every batch would fault in fresh zeroed
-/// pages: in `exchange --strings --columnar` that was a third of the time. The cache keeps a few
+/// pages: in `exchange --strings --columnar` that was a third of the time. The cache keeps
 /// freed blocks per power-of-two size class, on the thread that freed them, and hands them to the
 /// next allocation of that class on that thread; a worker that makes and drops its own batches
-/// then reuses the same few blocks. At most `cache_bytes` are kept per thread; the rest is freed.
+/// then reuses the same blocks. An exchange to W workers has W batches of three or more columns
+/// each under way, often all of one class, so a class keeps up to 64 blocks; at most
+/// `cache_bytes` are kept per thread in all, and the rest is freed. Blocks down to 4 KiB are
+/// cached because the batches of an exchange to many workers are small, and glibc trims the
+/// freed ones off the heap top just the same.
 ///
 /// Source of the idea: the reference's columnar example allocates its containers in
 /// word-rounded powers of two and recycles them (SEMANTICS.md §9.3, "no allocator ping-pong").
@@ -30,12 +34,12 @@ namespace timely::container::columnar {
 
 namespace detail {
 
-/// Freed large blocks of one thread, by size class (class c holds blocks of 2^(16 + c) bytes).
+/// Freed blocks of one thread, by size class (class c holds blocks of 2^(12 + c) bytes).
 class BlockCache {
  public:
-  static constexpr std::size_t min_shift = 16;                       // 64 KiB
-  static constexpr std::size_t classes = 9;                          // up to 16 MiB
-  static constexpr std::size_t per_class = 4;                        // blocks kept per class
+  static constexpr std::size_t min_shift = 12;                       // 4 KiB
+  static constexpr std::size_t classes = 13;                         // up to 16 MiB
+  static constexpr std::size_t per_class = 64;                       // blocks kept per class
   static constexpr std::size_t cache_bytes = std::size_t{32} << 20;  // kept per thread, at most
 
   BlockCache() = default;
@@ -121,7 +125,7 @@ inline BlockCache* BlockCache::mine() {
 
 }  // namespace detail
 
-/// The allocator of `Storage`: small blocks from `operator new`, large ones rounded up to a
+/// The allocator of `Storage`: blocks below 4 KiB from `operator new`, larger ones rounded up to a
 /// power of two and recycled through the thread's `BlockCache`. Stateless; all instances equal.
 template <class T>
 struct RecyclingAllocator {
@@ -154,7 +158,7 @@ struct RecyclingAllocator {
 };
 
 /// An owned column's buffer: a growable array of a trivially copyable `T` whose blocks come from
-/// `RecyclingAllocator` (large blocks use their whole power-of-two size as capacity).
+/// `RecyclingAllocator` (cached blocks use their whole power-of-two size as capacity).
 ///
 /// Why not `std::vector`: columns are filled one small item at a time, and `vector::insert` of a
 /// few bytes is an out-of-line call plus a `memmove` call per item (two thirds of the time of
