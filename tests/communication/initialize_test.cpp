@@ -203,28 +203,12 @@ TEST_CASE("two processes connect over loopback and report their connection event
   const auto addresses = support::free_loopback_addresses(2);
   std::vector<std::vector<std::string>> lines(2);
   std::vector<Seen> seen(2);
-  std::vector<std::exception_ptr> errors(2);
-  std::vector<std::thread> processes;
-  for (std::size_t p = 0; p < 2; ++p) {
-    processes.emplace_back([&, p] {
-      try {
-        Config config;
-        config.workers = 1;
-        config.cluster.processes = 2;
-        config.cluster.process = p;
-        config.cluster.addresses = addresses;
-        config.cluster.connect_timeout = 20s;
-        config.cluster.report = [&lines, p](const std::string& line) { lines[p].push_back(line); };
-        auto results = initialize(config, [](Allocator& a) { return exchange_round(a); });
-        seen[p] = std::move(results.at(0));
-      } catch (...) {
-        errors[p] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : processes) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  support::run_processes(2, [&](std::size_t p) {
+    Config config = support::cluster_config(addresses, p);
+    config.cluster.report = [&lines, p](const std::string& line) { lines[p].push_back(line); };
+    auto results = initialize(config, [](Allocator& a) { return exchange_round(a); });
+    seen[p] = std::move(results.at(0));
+  });
   for (std::size_t p = 0; p < 2; ++p) {
     INFO("process " << p);
     CHECK(seen[p].index == p);

@@ -270,79 +270,63 @@ TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate no
   std::barrier<> sync(2);
   std::atomic<std::size_t> large_before{0}, all_before{0}, network_before{0};
   std::vector<Window> windows(2);
-  std::vector<std::exception_ptr> errors(2);
-  std::vector<std::thread> processes;
-  for (std::size_t p = 0; p < 2; ++p) {
-    processes.emplace_back([&, p] {
-      try {
-        timely::communication::Config config;
-        config.workers = 1;
-        config.cluster.processes = 2;
-        config.cluster.process = p;
-        config.cluster.addresses = addresses;
-        config.cluster.connect_timeout = std::chrono::seconds(20);
-        windows[p] = timely::communication::initialize(config, [&](timely::communication::Allocator& a) {
-                       on_worker = true;
-                       auto [pushers, puller] = a.allocate<Shipped>(0);
-                       Window w;
-                       std::vector<std::vector<Shipped>> outgoing(warm + measured);
-                       for (std::size_t r = 0; r < warm + measured; ++r)
-                         for (std::size_t t = 0; t < 2; ++t)
-                           outgoing[r].emplace_back(a.index(), r, round_batch(r));
-                       const PairBatch expected = round_batch(0);
-                       std::size_t received = 0;
-                       for (std::size_t r = 0; r < warm + measured; ++r) {
-                         if (r == warm) {
-                           sync.arrive_and_wait();
-                           if (a.index() == 0) {
-                             large_before = large_allocations.load();
-                             all_before = allocations.load();
-                             network_before = large_off_worker.load();
-                           }
-                           sync.arrive_and_wait();
-                         }
-                         for (std::size_t t = 0; t < 2; ++t) pushers[t]->send(std::move(outgoing[r][t]));
-                         a.release();
-                         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-                         while (received < 2 * (r + 1)) {
-                           if (std::chrono::steady_clock::now() > deadline)
-                             throw std::runtime_error("timed out waiting for batches");
-                           a.receive();
-                           a.events().clear();
-                           while (auto m = puller->recv()) {
-                             ++received;
-                             auto& [from, round, batch] = *m;
-                             if (from != a.index() && round >= warm) {
-                               ++w.batches;
-                               if (batch.borrowed()) ++w.borrowed;
-                             }
-                             w.equal = w.equal && batch.size() == expected.size() &&
-                                       std::get<1>(batch[7]) == std::get<1>(expected[7]) &&
-                                       std::get<0>(batch[7]) == round * 1'000'000 + 7;
-                           }
-                           a.await_events(std::chrono::milliseconds(10));
-                         }
-                       }
-                       (void)puller->recv();
+  support::run_processes(2, [&](std::size_t p) {
+    const auto config = support::cluster_config(addresses, p);
+    windows[p] = timely::communication::initialize(config, [&](timely::communication::Allocator& a) {
+                   on_worker = true;
+                   auto [pushers, puller] = a.allocate<Shipped>(0);
+                   Window w;
+                   std::vector<std::vector<Shipped>> outgoing(warm + measured);
+                   for (std::size_t r = 0; r < warm + measured; ++r)
+                     for (std::size_t t = 0; t < 2; ++t)
+                       outgoing[r].emplace_back(a.index(), r, round_batch(r));
+                   const PairBatch expected = round_batch(0);
+                   std::size_t received = 0;
+                   for (std::size_t r = 0; r < warm + measured; ++r) {
+                     if (r == warm) {
                        sync.arrive_and_wait();
                        if (a.index() == 0) {
-                         w.large = large_allocations.load() - large_before.load();
-                         w.network_large = large_off_worker.load() - network_before.load();
-                         w.all = allocations.load() - all_before.load();
+                         large_before = large_allocations.load();
+                         all_before = allocations.load();
+                         network_before = large_off_worker.load();
                        }
                        sync.arrive_and_wait();
-                       for (auto& pusher : pushers) pusher->done();
-                       a.release();
-                       return w;
-                     }).at(0);
-      } catch (...) {
-        errors[p] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : processes) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+                     }
+                     for (std::size_t t = 0; t < 2; ++t) pushers[t]->send(std::move(outgoing[r][t]));
+                     a.release();
+                     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+                     while (received < 2 * (r + 1)) {
+                       if (std::chrono::steady_clock::now() > deadline)
+                         throw std::runtime_error("timed out waiting for batches");
+                       a.receive();
+                       a.events().clear();
+                       while (auto m = puller->recv()) {
+                         ++received;
+                         auto& [from, round, batch] = *m;
+                         if (from != a.index() && round >= warm) {
+                           ++w.batches;
+                           if (batch.borrowed()) ++w.borrowed;
+                         }
+                         w.equal = w.equal && batch.size() == expected.size() &&
+                                   std::get<1>(batch[7]) == std::get<1>(expected[7]) &&
+                                   std::get<0>(batch[7]) == round * 1'000'000 + 7;
+                       }
+                       a.await_events(std::chrono::milliseconds(10));
+                     }
+                   }
+                   (void)puller->recv();
+                   sync.arrive_and_wait();
+                   if (a.index() == 0) {
+                     w.large = large_allocations.load() - large_before.load();
+                     w.network_large = large_off_worker.load() - network_before.load();
+                     w.all = allocations.load() - all_before.load();
+                   }
+                   sync.arrive_and_wait();
+                   for (auto& pusher : pushers) pusher->done();
+                   a.release();
+                   return w;
+                 }).at(0);
+  });
   const Window& w = windows[0];
   INFO(w.network_large << " large allocations by the network's threads, " << w.large << " in all, and "
                        << w.all << " of any size, while the processes received "

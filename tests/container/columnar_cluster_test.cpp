@@ -125,31 +125,14 @@ TEST_CASE("columnar between two processes: batches borrow the receive slab, whic
           "[container][columnar][cluster]") {
   const auto addresses = support::free_loopback_addresses(2);
   std::vector<Report> reports(2);
-  std::vector<std::exception_ptr> errors(2);
-  std::vector<std::thread> processes;
   // 32 rounds of ~160 KiB batches per direction: more than one 4 MiB receive slab.
   constexpr std::size_t rounds = 32, records = 6000;
-  for (std::size_t p = 0; p < 2; ++p) {
-    processes.emplace_back([&, p] {
-      try {
-        Config config;
-        config.workers = 1;
-        config.cluster.processes = 2;
-        config.cluster.process = p;
-        config.cluster.addresses = addresses;
-        config.cluster.connect_timeout = 20s;
-        std::barrier<> dropped(1);
-        reports[p] = initialize(config, [&](Allocator& a) {
-                       return exchange(a, false, rounds, records, dropped);
-                     }).at(0);
-      } catch (...) {
-        errors[p] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : processes) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  support::run_processes(2, [&](std::size_t p) {
+    std::barrier<> dropped(1);
+    reports[p] = initialize(support::cluster_config(addresses, p), [&](Allocator& a) {
+                   return exchange(a, false, rounds, records, dropped);
+                 }).at(0);
+  });
   for (std::size_t p = 0; p < 2; ++p) {
     INFO("process " << p);
     const auto& r = reports[p];

@@ -11,11 +11,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <timely/communication/hostfile.hpp>
+#include <timely/communication/initialize.hpp>
 
 #include "support/catch.hpp"
 
@@ -41,6 +43,38 @@ inline std::vector<timely::communication::Address> free_loopback_addresses(std::
   }
   for (const int fd : sockets) ::close(fd);
   return addresses;
+}
+
+/// The configuration of process `p` of a cluster of `addresses.size()` processes on
+/// `addresses`, with `workers` workers each and a 20 s connect timeout.
+inline timely::communication::Config cluster_config(
+    const std::vector<timely::communication::Address>& addresses, std::size_t p, std::size_t workers = 1) {
+  timely::communication::Config config;
+  config.workers = workers;
+  config.cluster.processes = addresses.size();
+  config.cluster.process = p;
+  config.cluster.addresses = addresses;
+  config.cluster.connect_timeout = std::chrono::seconds(20);
+  return config;
+}
+
+/// Runs `processes` processes' worth of work as threads of this program, process `p` calling
+/// `body(p)`, and rethrows the first process's failure once every thread has finished.
+template <class Body>
+void run_processes(std::size_t processes, Body&& body) {
+  std::vector<std::exception_ptr> errors(processes);
+  std::vector<std::thread> threads;
+  for (std::size_t p = 0; p < processes; ++p)
+    threads.emplace_back([&body, &errors, p] {
+      try {
+        body(p);
+      } catch (...) {
+        errors[p] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 /// A socket listening on the IPv4 `address` (a squatter on a port); close it with `close_socket`.
