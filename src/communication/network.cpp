@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -51,44 +52,59 @@ std::uint64_t count_frames(const std::vector<std::uint8_t>& bytes) noexcept {
   return frames;
 }
 
-/// Receive slabs of the standard size, recycled: the last view of a slab returns it here (from
-/// whichever worker thread drops it), and the receive thread takes it back. The mutex orders the
-/// workers' reads of a slab before the receive thread's next writes into it.
+/// Receive slabs, recycled: the last view of a slab returns it here (from whichever worker
+/// thread drops it), and the receive thread takes it back. A slab has the standard size, or, for
+/// a frame larger than that, the frame's size rounded up to a power of two, so that a stream of
+/// large frames reuses a few slabs too. The mutex orders the workers' reads of a slab before the
+/// receive thread's next writes into it.
 class SlabPool : public std::enable_shared_from_this<SlabPool> {
  public:
   // Four times the columnar builders' default batch (1 MiB): a frame of one full batch is a
   // little over 1 MiB, and with slabs of that size nearly every frame would straddle two of
-  // them and be copied (and its larger slab allocated outside the pool). With four frames to a
-  // slab, about one in four is, and only its part in the first slab is moved.
+  // them, and its part in the first would be copied to a fresh slab. With four frames to a slab,
+  // about one in four is.
   static constexpr std::size_t slab_bytes = std::size_t{4} << 20;
-  static constexpr std::size_t kept = 4;  // free slabs kept per link
+  static constexpr std::size_t kept = 4;                            // free slabs kept per link
+  static constexpr std::size_t kept_bytes = std::size_t{64} << 20;  // and their bytes, at most
 
-  /// A slab of at least `bytes` bytes; standard-size slabs come back to the pool when released.
+  /// The size of the slab `take(bytes)` hands out.
+  static std::size_t size_for(std::size_t bytes) noexcept {
+    return bytes <= slab_bytes ? slab_bytes : std::bit_ceil(bytes);
+  }
+
+  /// A slab of `size_for(bytes)` bytes, recycled if one is free; it comes back when released.
   std::shared_ptr<std::uint8_t[]> take(std::size_t bytes) {
-    if (bytes > slab_bytes) return std::shared_ptr<std::uint8_t[]>(new std::uint8_t[bytes]);
+    const std::size_t size = size_for(bytes);
     std::unique_ptr<std::uint8_t[]> slab;
     {
       std::lock_guard lock(mutex_);
-      if (!free_.empty()) {
-        slab = std::move(free_.back());
-        free_.pop_back();
-      }
+      for (auto it = free_.begin(); it != free_.end(); ++it)
+        if (it->second == size) {
+          slab = std::move(it->first);
+          free_bytes_ -= size;
+          free_.erase(it);
+          break;
+        }
     }
-    if (!slab) slab.reset(new std::uint8_t[slab_bytes]);
+    if (!slab) slab.reset(new std::uint8_t[size]);
     auto* raw = slab.release();
-    return std::shared_ptr<std::uint8_t[]>(raw,
-                                           [pool = shared_from_this()](std::uint8_t* p) { pool->give(p); });
+    return std::shared_ptr<std::uint8_t[]>(
+        raw, [pool = shared_from_this(), size](std::uint8_t* p) { pool->give(p, size); });
   }
 
  private:
-  void give(std::uint8_t* p) {
+  void give(std::uint8_t* p, std::size_t size) {
     std::unique_ptr<std::uint8_t[]> slab(p);
     std::lock_guard lock(mutex_);
-    if (free_.size() < kept) free_.push_back(std::move(slab));
+    if (free_.size() < kept && free_bytes_ + size <= kept_bytes) {
+      free_.emplace_back(std::move(slab), size);
+      free_bytes_ += size;
+    }
   }
 
   std::mutex mutex_;
-  std::vector<std::unique_ptr<std::uint8_t[]>> free_;
+  std::vector<std::pair<std::unique_ptr<std::uint8_t[]>, std::size_t>> free_;  // slab, size
+  std::size_t free_bytes_ = 0;
 };
 
 /// One connection to a peer process, with its send and receive threads.
@@ -482,7 +498,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           std::memcpy(fresh.get(), slab.get() + begin, end - begin);
           end -= begin;
           begin = 0;
-          capacity = need;
+          capacity = SlabPool::size_for(need);
           slab = std::move(fresh);
         }
         boost::system::error_code ec;

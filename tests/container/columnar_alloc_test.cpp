@@ -235,13 +235,14 @@ using Pair = std::pair<std::uint64_t, std::string>;
 using PairBatch = col::Batch<Pair>;
 using Shipped = std::tuple<std::uint64_t, std::uint64_t, PairBatch>;  // (sender, round, batch)
 
-/// A batch as exchange's builders cut them: records of 8 + 8 + 5..15 bytes until the batch
-/// reaches 1 MiB (the default capacity), so a frame of one is a little over 1 MiB.
+/// A batch as a builder of `Bytes` capacity cuts them: records of 8 + 8 + 5..15 bytes until
+/// the batch reaches `Bytes`, so a frame of one is a little over `Bytes`.
+template <std::size_t Bytes>
 PairBatch round_batch(std::uint64_t round) {
-  col::Builder<Pair> builder;
+  col::Builder<Pair, Bytes> builder;
   for (std::uint64_t i = 0;; ++i) {
     builder.push_into(std::tuple<std::uint64_t, std::string_view>{
-        round * 1'000'000 + i, std::string_view("abcdefghijklmno", 5 + i % 11)});
+        round * 10'000'000 + i, std::string_view("abcdefghijklmno", 5 + i % 11)});
     if (PairBatch* full = builder.extract()) return std::move(*full);
   }
 }
@@ -255,17 +256,12 @@ struct Window {
   bool equal = true;
 };
 
-}  // namespace
-
-TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate nothing large after warm-up",
-          "[container][columnar][alloc][cluster]") {
-  // Two processes of one worker each (threads of this program, over loopback). Every round each
-  // sends a batch to the other and one to itself, then receives both and drops them. The
-  // batches of the measured rounds are built before the window. The network's receive threads
-  // must allocate nothing large then (a slab per frame, before slabs held four full batches);
-  // the workers' own (a send buffer when the send thread has not yet returned the last one)
-  // depend on scheduling and are reported only.
-  constexpr std::size_t warm = 6, measured = 12;
+/// Two processes of one worker each (threads of this program, over loopback). Every round each
+/// sends a batch of `Bytes` to the other and one to itself, then receives both and drops them.
+/// Returns each process's counts over the `measured` rounds after `warm` ones (the allocation
+/// counts in process 0's: they are the program's).
+template <std::size_t Bytes>
+std::vector<Window> cross(std::size_t warm, std::size_t measured) {
   const auto addresses = support::free_loopback_addresses(2);
   std::barrier<> sync(2);
   std::atomic<std::size_t> large_before{0}, all_before{0}, network_before{0};
@@ -276,11 +272,7 @@ TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate no
                    on_worker = true;
                    auto [pushers, puller] = a.allocate<Shipped>(0);
                    Window w;
-                   std::vector<std::vector<Shipped>> outgoing(warm + measured);
-                   for (std::size_t r = 0; r < warm + measured; ++r)
-                     for (std::size_t t = 0; t < 2; ++t)
-                       outgoing[r].emplace_back(a.index(), r, round_batch(r));
-                   const PairBatch expected = round_batch(0);
+                   const PairBatch expected = round_batch<Bytes>(0);
                    std::size_t received = 0;
                    for (std::size_t r = 0; r < warm + measured; ++r) {
                      if (r == warm) {
@@ -292,7 +284,8 @@ TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate no
                        }
                        sync.arrive_and_wait();
                      }
-                     for (std::size_t t = 0; t < 2; ++t) pushers[t]->send(std::move(outgoing[r][t]));
+                     for (std::size_t t = 0; t < 2; ++t)
+                       pushers[t]->send(Shipped{a.index(), r, round_batch<Bytes>(r)});
                      a.release();
                      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
                      while (received < 2 * (r + 1)) {
@@ -309,7 +302,7 @@ TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate no
                          }
                          w.equal = w.equal && batch.size() == expected.size() &&
                                    std::get<1>(batch[7]) == std::get<1>(expected[7]) &&
-                                   std::get<0>(batch[7]) == round * 1'000'000 + 7;
+                                   std::get<0>(batch[7]) == round * 10'000'000 + 7;
                        }
                        a.await_events(std::chrono::milliseconds(10));
                      }
@@ -327,6 +320,10 @@ TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate no
                    return w;
                  }).at(0);
   });
+  return windows;
+}
+
+void check_crossing(const std::vector<Window>& windows, std::size_t measured) {
   const Window& w = windows[0];
   INFO(w.network_large << " large allocations by the network's threads, " << w.large << " in all, and "
                        << w.all << " of any size, while the processes received "
@@ -337,5 +334,23 @@ TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate no
   CHECK(windows[1].borrowed == measured);
   CHECK(windows[0].equal);
   CHECK(windows[1].equal);
+  // The receive threads' slabs are recycled. The workers' large allocations (building each
+  // round's batches, and a send buffer when the send thread has not yet returned the last one)
+  // are reported only.
   CHECK(w.network_large == 0);
+}
+
+}  // namespace
+
+TEST_CASE("columnar allocations: 1 MiB batches between two processes allocate nothing large after warm-up",
+          "[container][columnar][alloc][cluster]") {
+  // Frames of a little over 1 MiB, four to a slab (with slabs of 1 MiB, each took a new one).
+  check_crossing(cross<std::size_t{1} << 20>(6, 12), 12);
+}
+
+TEST_CASE("columnar allocations: batches larger than a receive slab are received in recycled slabs too",
+          "[container][columnar][alloc][cluster]") {
+  // Frames of a little over 6 MiB: each needs a slab larger than the standard 4 MiB, which the
+  // pool recycles by size.
+  check_crossing(cross<std::size_t{6} << 20>(4, 8), 8);
 }
