@@ -229,11 +229,9 @@ class Storage {
                        reinterpret_cast<const unsigned char*>(p), n * sizeof(T));
     size_ += n;
   }
-  /// Extends the buffer by `n` items left for the caller to write, and returns the first. With
-  /// `slack`, at least `slack` more items of capacity follow them, which the caller may write
-  /// (and then overwrite or leave beyond `size()`): room for fixed-size over-copies.
-  [[nodiscard]] T* append_uninitialized(std::size_t n, std::size_t slack = 0) {
-    if (n > cap_ - size_ || slack > cap_ - size_ - n) grow_to(size_ + n + slack);
+  /// Extends the buffer by `n` items left for the caller to write, and returns the first.
+  [[nodiscard]] T* append_uninitialized(std::size_t n) {
+    if (n > cap_ - size_) grow_to(size_ + n);
     T* out = data_ + size_;
     size_ += n;
     return out;
