@@ -6,7 +6,8 @@
 // a builder gives each new batch room for the last full one (one allocation per column); and
 // batches of about 1 MiB crossing between two processes over loopback (threads of this program)
 // make the network's threads allocate nothing large after warm-up (receive slabs are recycled,
-// and received batches borrow them).
+// and received batches borrow them). Failing allocations on purpose, it checks that a push that
+// cannot allocate leaves the batch as it was.
 #include <timely/container/columnar.hpp>
 
 #include <atomic>
@@ -40,10 +41,13 @@ std::atomic<std::size_t> large_allocations{0};  // of 64 KiB or more
 // and receive threads (the test's own thread only waits then).
 std::atomic<std::size_t> large_off_worker{0};
 thread_local bool on_worker = false;
+// When nonzero, this thread's allocation that brings it to zero throws std::bad_alloc.
+thread_local std::size_t fail_in = 0;
 
 // Out of line, so that GCC does not pair the malloc it would see inlined in `new` with the
 // free in `delete` (a -Wmismatched-new-delete false positive).
 [[gnu::noinline]] void* counted(std::size_t n, std::size_t align = 0) {
+  if (fail_in != 0 && --fail_in == 0) throw std::bad_alloc();
   allocations.fetch_add(1, std::memory_order_relaxed);
   if (n >= (std::size_t{1} << 16)) {
     large_allocations.fetch_add(1, std::memory_order_relaxed);
@@ -171,6 +175,39 @@ TEST_CASE("columnar allocations: clear() keeps the columns, append_to into room 
   });
   CHECK(n == 0);
   CHECK(b == reference);
+}
+
+TEST_CASE("columnar allocations: a push that cannot allocate leaves the batch as it was",
+          "[container][columnar][alloc]") {
+  // Every record is pushed with the 1st, 2nd, ... allocation it makes failing in turn, until it
+  // goes through; owned values and borrowed references alternate.
+  const TB source = sample(600);
+  TB batch;
+  std::size_t failures = 0;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const Triple owned = col::to_owned<Triple>(source[i]);
+    for (std::size_t k = 1;; ++k) {
+      const auto before = serialize(batch);
+      bool threw = false;
+      fail_in = k;
+      try {
+        if (i % 2 == 0)
+          batch.push_into(owned);
+        else
+          batch.push_into(source[i]);
+      } catch (const std::bad_alloc&) {
+        threw = true;
+      }
+      fail_in = 0;
+      if (!threw) break;
+      ++failures;
+      REQUIRE(batch.size() == i);
+      REQUIRE(serialize(batch) == before);
+    }
+  }
+  INFO("pushes failed " << failures << " times");
+  CHECK(failures >= 20);  // each of the five columns grows several times
+  CHECK(batch == source);
 }
 
 TEST_CASE("columnar allocations: batches built and dropped one after another reuse their large blocks",

@@ -137,18 +137,30 @@ class Batch {
   }
 
   /// Appends one record (a view is first turned into an owned batch, see the class comment).
+  /// \throws std::bad_alloc (the batch then holds what it held before).
   void push_into(const T& item) {
     make_owned();
-    owned_.push(item);
+    try {
+      owned_.push(item);
+    } catch (...) {
+      cut_back();
+      throw;
+    }
     ++len_;
     refresh();
   }
   /// Appends one record given in its borrowed form (from this or another batch of `T`). A
   /// template only so that a braced list (`push_into({7, "seven"})`) means a `T`.
+  /// \throws std::bad_alloc (the batch then holds what it held before).
   template <class R>
   requires(std::is_same_v<R, Ref> && !std::is_same_v<T, Ref>) void push_into(const R& item) {
     make_owned();
-    owned_.push_ref(item);
+    try {
+      owned_.push_ref(item);
+    } catch (...) {
+      cut_back();
+      throw;
+    }
     ++len_;
     refresh();
   }
@@ -396,11 +408,16 @@ class Batch {
     try {
       owned_.gather(src.view_, index, n);
     } catch (...) {
-      owned_.truncate(len_);
-      refresh();
+      cut_back();
       throw;
     }
     len_ += n;
+    refresh();
+  }
+  // After a failed push or gather: the columns (some of them longer, some possibly moved to
+  // new blocks) are cut back to the batch's records.
+  void cut_back() noexcept {
+    owned_.truncate(len_);
     refresh();
   }
   // Keeps the first `len` records of an owned batch.
