@@ -101,11 +101,9 @@ struct ByteColumn {
   struct Owned {
     Storage<std::uint64_t> ends;
     Storage<unsigned char> bytes;
-    // The end is stored before the bytes: a store through a byte pointer may alias any member,
-    // so anything read after it is read again.
     void append(const void* data, std::size_t n) {
-      ends.push_back(bytes.size() + n);
       bytes.append(static_cast<const unsigned char*>(data), n);
+      ends.push_back(bytes.size());
     }
     void push(const T& v) { append(v.data(), v.size() * sizeof(typename T::value_type)); }
     void push_ref(const Ref& r) { append(r.data(), r.size()); }
