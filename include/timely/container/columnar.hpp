@@ -68,8 +68,8 @@ class Batch {
   static constexpr std::size_t buffer_count = Col::buffers;
 
   struct Getter {
-    const View* view = nullptr;
-    RefOf<T> operator()(std::size_t i) const { return view->get(i); }
+    View view{};
+    RefOf<T> operator()(std::size_t i) const { return view.get(i); }
   };
 
  public:
@@ -78,17 +78,14 @@ class Batch {
   using iterator = detail::IndexIterator<Getter>;
   using const_iterator = iterator;
 
-  Batch() noexcept { refresh(); }
+  Batch() noexcept = default;
   Batch(const Batch& other)
       : owned_(other.owner_ ? Owned{} : other.owned_),
         len_(other.len_),
         owner_(other.owner_),
         borrowed_(other.borrowed_),
         capacity_(other.capacity_) {
-    if (owner_)
-      view_ = other.view_;
-    else
-      refresh();
+    if (owner_) view_ = other.view_;
   }
   Batch(Batch&& other) noexcept
       : owned_(std::move(other.owned_)),
@@ -97,7 +94,6 @@ class Batch {
         owner_(std::move(other.owner_)),
         borrowed_(other.borrowed_),
         capacity_(other.capacity_) {
-    if (!owner_) refresh();
     other.reset();
   }
   Batch& operator=(const Batch& other) {
@@ -112,7 +108,6 @@ class Batch {
     owner_ = std::move(other.owner_);
     borrowed_ = other.borrowed_;
     capacity_ = other.capacity_;
-    if (!owner_) refresh();
     other.reset();
     return *this;
   }
@@ -133,7 +128,6 @@ class Batch {
     }
     owned_.clear();
     len_ = 0;
-    refresh();
   }
 
   /// Appends one record (a view is first turned into an owned batch, see the class comment).
@@ -147,7 +141,6 @@ class Batch {
       throw;
     }
     ++len_;
-    refresh();
   }
   /// Appends one record given in its borrowed form (from this or another batch of `T`). A
   /// template only so that a braced list (`push_into({7, "seven"})`) means a `T`.
@@ -162,7 +155,6 @@ class Batch {
       throw;
     }
     ++len_;
-    refresh();
   }
 
   /// Appends records `src[indices[0]]`, `src[indices[1]]`, ... column by column (one loop per
@@ -176,7 +168,7 @@ class Batch {
   std::size_t fill_from(const Batch& src, std::span<const std::uint32_t> indices) {
     make_owned();
     std::size_t per_record =
-        std::max<std::size_t>(1, src.view_.padded_bytes() / std::max<std::size_t>(1, src.len_));
+        std::max<std::size_t>(1, src.current().padded_bytes() / std::max<std::size_t>(1, src.len_));
     std::size_t done = 0;
     while (done < indices.size()) {
       const std::size_t size = serialized_size();
@@ -225,10 +217,10 @@ class Batch {
   }
 
   /// Record `i`, borrowed (unchecked: `i < size()`; the layout was validated when read).
-  [[nodiscard]] Ref operator[](std::size_t i) const { return view_.get(i); }
+  [[nodiscard]] Ref operator[](std::size_t i) const { return current().get(i); }
   /// Random-access iterators yielding `Ref` by value (no owned record is made).
-  [[nodiscard]] iterator begin() const noexcept { return iterator(Getter{&view_}, 0); }
-  [[nodiscard]] iterator end() const noexcept { return iterator(Getter{&view_}, len_); }
+  [[nodiscard]] iterator begin() const noexcept { return iterator(Getter{current()}, 0); }
+  [[nodiscard]] iterator end() const noexcept { return iterator(Getter{current()}, len_); }
 
   /// Whether the batch reads bytes borrowed from a caller's owner (`from_bytes` with an
   /// aligned view and a non-null owner).
@@ -247,7 +239,7 @@ class Batch {
 
   /// Bytes `append_to` writes: the header plus every column buffer padded to 8.
   [[nodiscard]] std::size_t serialized_size() const noexcept {
-    return header_bytes(buffer_count) + view_.padded_bytes();
+    return header_bytes(buffer_count) + current().padded_bytes();
   }
 
   /// Appends the serialized batch (layout.hpp) to `out`: the header, then one `memcpy` per
@@ -326,7 +318,7 @@ class Batch {
   [[nodiscard]] std::array<detail::Bytes, buffer_count + 1> collect() const noexcept {
     std::array<detail::Bytes, buffer_count + 1> buffers{};  // +1: no zero-length arrays
     detail::Bytes* out = buffers.data();
-    view_.collect(out);
+    current().collect(out);
     return buffers;
   }
 
@@ -392,39 +384,35 @@ class Batch {
                       "buffer " + std::to_string(j) + ": " + std::move(problem));
   }
 
-  void refresh() noexcept {
-    if (!owner_) view_ = owned_.view();
-  }
+  // The columns read: the parsed view of a read-only batch, else the owned columns as they are
+  // now (derived on each read rather than stored, so that a push updates nothing but the
+  // columns).
+  [[nodiscard]] View current() const noexcept { return owner_ ? view_ : owned_.view(); }
   void reset() noexcept {
     owned_.clear();
     owner_.reset();
     borrowed_ = false;
     len_ = 0;
-    view_ = owned_.view();
+    view_ = View{};
   }
   // Appends src's records index[0..n) to the owned columns; on failure the columns are cut back
   // to the records they held.
   void gather(const Batch& src, const std::uint32_t* index, std::size_t n) {
     try {
-      owned_.gather(src.view_, index, n);
+      owned_.gather(src.current(), index, n);
     } catch (...) {
       cut_back();
       throw;
     }
     len_ += n;
-    refresh();
   }
   // After a failed push or gather: the columns (some of them longer, some possibly moved to
   // new blocks) are cut back to the batch's records.
-  void cut_back() noexcept {
-    owned_.truncate(len_);
-    refresh();
-  }
+  void cut_back() noexcept { owned_.truncate(len_); }
   // Keeps the first `len` records of an owned batch.
   void truncate(std::size_t len) noexcept {
     owned_.truncate(len);
     len_ = len;
-    refresh();
   }
   // A view becomes owned: its items are copied into the (empty) owned columns.
   void make_owned() {
@@ -434,11 +422,11 @@ class Batch {
     owned_ = std::move(owned);
     owner_.reset();
     borrowed_ = false;
-    view_ = owned_.view();
+    view_ = View{};
   }
 
   Owned owned_{};
-  View view_{};
+  View view_{};  // a read-only batch's columns (see current())
   std::size_t len_ = 0;
   std::shared_ptr<const void> owner_;  // non-null: a read-only view of bytes it keeps alive
   bool borrowed_ = false;              // the owner is the caller's (not our aligned copy)

@@ -128,16 +128,19 @@ class ExchangePusher final : public MessagePush<T, C> {
     std::size_t* first = counts_.data();
     std::size_t* second = first + peers;
     std::uint32_t* targets = targets_.data();
+    // Records are read through an iterator: a local copy of the batch's column pointers, which
+    // the counters' stores cannot alias (the batch's own members they could).
+    const auto items = data.begin();
     for (std::size_t j = 0; j < half; ++j) {
-      const auto a = static_cast<std::uint32_t>(target_of(data[j]));
-      const auto b = static_cast<std::uint32_t>(target_of(data[half + j]));
+      const auto a = static_cast<std::uint32_t>(target_of(items[j]));
+      const auto b = static_cast<std::uint32_t>(target_of(items[half + j]));
       targets[j] = a;
       targets[half + j] = b;
       ++first[a];
       ++second[b];
     }
     if (n % 2 != 0) {
-      const auto b = static_cast<std::uint32_t>(target_of(data[n - 1]));
+      const auto b = static_cast<std::uint32_t>(target_of(items[n - 1]));
       targets[n - 1] = b;
       ++second[b];
     }
