@@ -14,7 +14,8 @@ using namespace timely::dataflow::operators;
 int main(int argc, char** argv) {
   return examples::guarded_main("barrier", "ITERATIONS [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() != 1) throw timely::ConfigError("expected ITERATIONS");
+    if (config.positional.size() != 1)
+      throw examples::positional_error(config.positional, "expected ITERATIONS");
     const auto iterations = examples::parse_count(config.positional[0], "ITERATIONS");
     const auto start = std::chrono::steady_clock::now();
     timely::execute(config, [&](timely::Worker& worker) {

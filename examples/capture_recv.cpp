@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   return examples::guarded_main("capture_recv", "SOURCE_PEERS [HOST:PORT] [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
     if (config.positional.empty() || config.positional.size() > 2)
-      throw timely::ConfigError("expected SOURCE_PEERS and at most HOST:PORT");
+      throw examples::positional_error(config.positional, "expected SOURCE_PEERS and at most HOST:PORT");
     const auto sources = examples::parse_count(config.positional[0], "SOURCE_PEERS");
     if (sources == 0 || sources > 4096) throw timely::ConfigError("SOURCE_PEERS must be between 1 and 4096");
     const auto base = config.positional.size() > 1 ? examples::parse_tcp_base(config.positional[1], sources)

@@ -47,7 +47,8 @@ std::unique_ptr<boost::asio::ip::tcp::iostream> connect(const examples::TcpBase&
 int main(int argc, char** argv) {
   return examples::guarded_main("capture_send", "[HOST:PORT] [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() > 1) throw timely::ConfigError("expected at most HOST:PORT");
+    if (config.positional.size() > 1)
+      throw examples::positional_error(config.positional, "expected at most HOST:PORT");
     const auto base = config.positional.empty()
                           ? examples::TcpBase{}
                           : examples::parse_tcp_base(config.positional[0], config.workers);

@@ -37,6 +37,16 @@ int guarded_main(const char* name, const char* usage, F&& body) {
   }
 }
 
+/// The error for positional arguments that do not fit the usage: `expected` (what the usage
+/// asks for) and the arguments given, quoted.
+inline timely::ConfigError positional_error(const std::vector<std::string>& given,
+                                            const std::string& expected) {
+  std::string got = given.empty() ? std::string("none") : std::string();
+  for (const auto& arg : given) got += (got.empty() ? "'" : " '") + arg + "'";
+  return timely::ConfigError(expected + "; got " + std::to_string(given.size()) + " positional argument" +
+                             (given.size() == 1 ? "" : "s") + ": " + got);
+}
+
 /// Parses a positional argument as an unsigned number. \throws timely::ConfigError naming it.
 inline std::uint64_t parse_count(const std::string& text, const char* what) {
   std::size_t used = 0;

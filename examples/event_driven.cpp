@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     }
     auto config = timely::Config::from_args(static_cast<int>(rest.size()), rest.data());
     if (config.positional.size() < 2 || config.positional.size() > 3)
-      throw timely::ConfigError("expected DATAFLOWS LENGTH [record]");
+      throw examples::positional_error(config.positional, "expected DATAFLOWS LENGTH [record]");
     const auto dataflows = examples::parse_count(config.positional[0], "DATAFLOWS");
     const auto length = examples::parse_count(config.positional[1], "LENGTH");
     const bool record = config.positional.size() == 3 && config.positional[2] == "record";

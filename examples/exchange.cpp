@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
     const bool columnar = examples::take_switch(args, "--columnar");
     const bool quiet = examples::take_switch(args, "--quiet");
     auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
-    if (config.positional.size() != 2) throw timely::ConfigError("expected BATCH and ROUNDS");
+    if (config.positional.size() != 2)
+      throw examples::positional_error(config.positional, "expected BATCH and ROUNDS");
     const auto batch = examples::parse_count(config.positional[0], "BATCH");
     const auto rounds = examples::parse_count(config.positional[1], "ROUNDS");
     namespace columns = timely::container::columnar;

@@ -27,7 +27,8 @@ using Batches = std::vector<std::pair<Time, std::vector<std::uint64_t>>>;
 int main(int argc, char** argv) {
   return examples::guarded_main("flow_controlled", "[RECORDS] [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() > 1) throw timely::ConfigError("expected at most RECORDS");
+    if (config.positional.size() > 1)
+      throw examples::positional_error(config.positional, "expected at most RECORDS");
     const std::uint64_t records =
         config.positional.empty() ? 100'000 : examples::parse_count(config.positional[0], "RECORDS");
     if (records > std::numeric_limits<std::uint64_t>::max() / 2)

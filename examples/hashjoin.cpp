@@ -20,7 +20,8 @@ using Pair = std::pair<std::uint64_t, std::uint64_t>;
 int main(int argc, char** argv) {
   return examples::guarded_main("hashjoin", "KEYS VALUES BATCH [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() != 3) throw timely::ConfigError("expected KEYS VALUES BATCH");
+    if (config.positional.size() != 3)
+      throw examples::positional_error(config.positional, "expected KEYS VALUES BATCH");
     const auto keys = examples::parse_count(config.positional[0], "KEYS");
     const auto values = examples::parse_count(config.positional[1], "VALUES");
     const auto batch = examples::parse_count(config.positional[2], "BATCH");

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   return examples::guarded_main("logging_recv", "SOURCE_WORKERS [HOST:PORT] [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
     if (config.positional.empty() || config.positional.size() > 2)
-      throw timely::ConfigError("expected SOURCE_WORKERS and at most HOST:PORT");
+      throw examples::positional_error(config.positional, "expected SOURCE_WORKERS and at most HOST:PORT");
     const auto sources = examples::parse_count(config.positional[0], "SOURCE_WORKERS");
     if (sources == 0 || sources > 4096)
       throw timely::ConfigError("SOURCE_WORKERS must be between 1 and 4096");

@@ -23,7 +23,8 @@ using Writer = timely::dataflow::capture::EventWriter<lg::Duration, Record>;
 int main(int argc, char** argv) {
   return examples::guarded_main("logging_send", "[HOST:PORT] [ROUNDS] [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() > 2) throw timely::ConfigError("expected at most HOST:PORT and ROUNDS");
+    if (config.positional.size() > 2)
+      throw examples::positional_error(config.positional, "expected at most HOST:PORT and ROUNDS");
     std::optional<timely::communication::Address> collector;
     std::uint64_t rounds = 10;
     for (const auto& arg : config.positional) {

@@ -11,7 +11,8 @@ using namespace timely::dataflow::operators;
 int main(int argc, char** argv) {
   return examples::guarded_main("loopdemo", "RATE SECONDS [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() != 2) throw timely::ConfigError("expected RATE and SECONDS");
+    if (config.positional.size() != 2)
+      throw examples::positional_error(config.positional, "expected RATE and SECONDS");
     const auto rate = examples::parse_count(config.positional[0], "RATE");
     const auto seconds = examples::parse_count(config.positional[1], "SECONDS");
     if (rate == 0 || rate > 1'000'000'000) throw timely::ConfigError("RATE must be between 1 and 1e9");

@@ -15,7 +15,8 @@ using namespace timely::dataflow::operators;
 int main(int argc, char** argv) {
   return examples::guarded_main("pingpong", "ITERATIONS ELEMENTS [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() != 2) throw timely::ConfigError("expected ITERATIONS and ELEMENTS");
+    if (config.positional.size() != 2)
+      throw examples::positional_error(config.positional, "expected ITERATIONS and ELEMENTS");
     const auto iterations = examples::parse_count(config.positional[0], "ITERATIONS");
     const auto elements = examples::parse_count(config.positional[1], "ELEMENTS");
     const auto start = std::chrono::steady_clock::now();

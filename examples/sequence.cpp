@@ -19,7 +19,8 @@
 int main(int argc, char** argv) {
   return examples::guarded_main("sequence", "[ROUNDS [PERIOD_MS]] [-w N]", [&] {
     auto config = timely::Config::from_args(argc, argv);
-    if (config.positional.size() > 2) throw timely::ConfigError("expected at most ROUNDS and PERIOD_MS");
+    if (config.positional.size() > 2)
+      throw examples::positional_error(config.positional, "expected at most ROUNDS and PERIOD_MS");
     const std::uint64_t rounds =
         config.positional.size() > 0 ? examples::parse_count(config.positional[0], "ROUNDS") : 0;
     const std::uint64_t period_ms =

@@ -72,7 +72,8 @@ int main(int argc, char** argv, const char* name, const char* default_text, Buil
     std::vector<char*> args(argv, argv + argc);
     const bool quiet = examples::take_switch(args, "--quiet");
     auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
-    if (config.positional.size() > 1) throw timely::ConfigError("expected at most one FILE");
+    if (config.positional.size() > 1)
+      throw examples::positional_error(config.positional, "expected at most one FILE");
     const std::string path = config.positional.empty() ? default_text : config.positional[0];
     {
       // Only regular files: a directory, FIFO or device has no size to split among workers.
