@@ -55,8 +55,9 @@ std::uint64_t count_frames(const std::vector<std::uint8_t>& bytes) noexcept {
 /// Receive slabs, recycled: the last view of a slab returns it here (from whichever worker
 /// thread drops it), and the receive thread takes it back. A slab has the standard size, or, for
 /// a frame larger than that, the frame's size rounded up to a power of two, so that a stream of
-/// large frames reuses a few slabs too. The mutex orders the workers' reads of a slab before the
-/// receive thread's next writes into it.
+/// large frames reuses a few slabs too. The pool keeps the slabs returned last: after a burst of
+/// large frames, the standard slabs returned next displace the large ones. The mutex orders the
+/// workers' reads of a slab before the receive thread's next writes into it.
 class SlabPool : public std::enable_shared_from_this<SlabPool> {
  public:
   // Four times the columnar builders' default batch (1 MiB): a frame of one full batch is a
@@ -95,10 +96,13 @@ class SlabPool : public std::enable_shared_from_this<SlabPool> {
  private:
   void give(std::uint8_t* p, std::size_t size) {
     std::unique_ptr<std::uint8_t[]> slab(p);
+    if (size > kept_bytes) return;
     std::lock_guard lock(mutex_);
-    if (free_.size() < kept && free_bytes_ + size <= kept_bytes) {
-      free_.emplace_back(std::move(slab), size);
-      free_bytes_ += size;
+    free_.emplace_back(std::move(slab), size);
+    free_bytes_ += size;
+    while (free_.size() > kept || free_bytes_ > kept_bytes) {
+      free_bytes_ -= free_.front().second;
+      free_.erase(free_.begin());
     }
   }
 

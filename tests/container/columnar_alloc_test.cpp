@@ -294,11 +294,13 @@ struct Window {
 };
 
 /// Two processes of one worker each (threads of this program, over loopback). Every round each
-/// sends a batch of `Bytes` to the other and one to itself, then receives both and drops them.
-/// Returns each process's counts over the `measured` rounds after `warm` ones (the allocation
-/// counts in process 0's: they are the program's).
-template <std::size_t Bytes>
-std::vector<Window> cross(std::size_t warm, std::size_t measured) {
+/// sends a batch of `Bytes` to the other and one to itself, then receives both and drops them;
+/// in the first `first` rounds it sends six batches of `FirstBytes` to the other, so that many
+/// large frames are under way at once. Returns each process's counts over the
+/// `measured` rounds after `warm` ones (the allocation counts in process 0's: they are the
+/// program's).
+template <std::size_t Bytes, std::size_t FirstBytes = Bytes>
+std::vector<Window> cross(std::size_t warm, std::size_t measured, std::size_t first = 0) {
   const auto addresses = support::free_loopback_addresses(2);
   std::barrier<> sync(2);
   std::atomic<std::size_t> large_before{0}, all_before{0}, network_before{0};
@@ -310,7 +312,8 @@ std::vector<Window> cross(std::size_t warm, std::size_t measured) {
                    auto [pushers, puller] = a.allocate<Shipped>(0);
                    Window w;
                    const PairBatch expected = round_batch<Bytes>(0);
-                   std::size_t received = 0;
+                   const PairBatch expected_first = round_batch<FirstBytes>(0);
+                   std::size_t received = 0, due = 0;
                    for (std::size_t r = 0; r < warm + measured; ++r) {
                      if (r == warm) {
                        sync.arrive_and_wait();
@@ -321,11 +324,19 @@ std::vector<Window> cross(std::size_t warm, std::size_t measured) {
                        }
                        sync.arrive_and_wait();
                      }
-                     for (std::size_t t = 0; t < 2; ++t)
-                       pushers[t]->send(Shipped{a.index(), r, round_batch<Bytes>(r)});
+                     if (r < first) {
+                       for (int k = 0; k < 6; ++k)
+                         pushers[1 - a.index()]->send(Shipped{a.index(), r, round_batch<FirstBytes>(r)});
+                       pushers[a.index()]->send(Shipped{a.index(), r, round_batch<FirstBytes>(r)});
+                       due += 7;
+                     } else {
+                       for (std::size_t t = 0; t < 2; ++t)
+                         pushers[t]->send(Shipped{a.index(), r, round_batch<Bytes>(r)});
+                       due += 2;
+                     }
                      a.release();
                      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-                     while (received < 2 * (r + 1)) {
+                     while (received < due) {
                        if (std::chrono::steady_clock::now() > deadline)
                          throw std::runtime_error("timed out waiting for batches");
                        a.receive();
@@ -337,8 +348,9 @@ std::vector<Window> cross(std::size_t warm, std::size_t measured) {
                            ++w.batches;
                            if (batch.borrowed()) ++w.borrowed;
                          }
-                         w.equal = w.equal && batch.size() == expected.size() &&
-                                   std::get<1>(batch[7]) == std::get<1>(expected[7]) &&
+                         const PairBatch& like = round < first ? expected_first : expected;
+                         w.equal = w.equal && batch.size() == like.size() &&
+                                   std::get<1>(batch[7]) == std::get<1>(like[7]) &&
                                    std::get<0>(batch[7]) == round * 10'000'000 + 7;
                        }
                        a.await_events(std::chrono::milliseconds(10));
@@ -390,4 +402,12 @@ TEST_CASE("columnar allocations: batches larger than a receive slab are received
   // Frames of a little over 6 MiB: each needs a slab larger than the standard 4 MiB, which the
   // pool recycles by size.
   check_crossing(cross<std::size_t{6} << 20>(4, 8), 8);
+}
+
+TEST_CASE("columnar allocations: after a burst of large batches, standard slabs are recycled again",
+          "[container][columnar][alloc][cluster]") {
+  // Rounds of six 6 MiB batches at once leave the pool full of 8 MiB slabs; then 1 MiB batches. The pool
+  // keeps the slabs returned last, so standard ones displace the large ones instead of being
+  // dropped (which made every standard slab a fresh allocation).
+  check_crossing(cross<std::size_t{1} << 20, std::size_t{6} << 20>(12, 12, 4), 12);
 }
