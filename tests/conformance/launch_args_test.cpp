@@ -57,6 +57,15 @@ TEST_CASE("without launcher variables the worker arguments mean what they did", 
   CHECK(!single.network.rendezvous);
 }
 
+TEST_CASE("an option without its value, or given twice, is named in the error", "[conformance][launch]") {
+  const Environment plain{{"PATH", "/usr/bin"}};
+  CHECK_THROWS_WITH(parse({"-w"}, plain), Catch::Contains("--workers needs a value (UINT:N) after it"));
+  CHECK_THROWS_WITH(parse({"-n", "2", "-p"}, plain), Catch::Contains("--process needs a value"));
+  CHECK_THROWS_WITH(parse({"-w", "2", "--workers", "3"}, plain),
+                    Catch::Contains("--workers is given 2 times; give it once"));
+  CHECK_THROWS_WITH(parse({"--bogus"}, plain), Catch::Contains("--bogus"));
+}
+
 TEST_CASE("Slurm gives -n, -p and the rendezvous", "[conformance][launch]") {
   const auto c = parse({"-w", "2"}, srun());
   CHECK(c.processes == 3);
