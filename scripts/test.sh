@@ -38,7 +38,7 @@ if [ "$quick" -eq 0 ]; then
   # whole run inside CI's hour on two cores (they are 15 more sanitized programs to compile).
   # The asan preset is clang, so the same build holds the libFuzzer targets that the fuzz step runs.
   # It compiles at -O0: sanitized -O1 code took clang 2.5 to 3 times as long to build (about 20
-  # minutes more on two cores) for tests that then ran about a minute faster.
+  # minutes more on two cores) for tests that then ran about two minutes faster.
   cmake --preset asan -DTIMELY_BUILD_BOOK=OFF -DTIMELY_BUILD_FUZZ=ON >/dev/null
   cmake --build --preset asan -j "$jobs"
   ctest --preset asan -j "$jobs" -LE 'packaging|headers|compile_fail|bench|net|launchers'
