@@ -71,6 +71,13 @@ std::string describe(std::size_t process, const Address& address) {
   return "process " + std::to_string(process) + " (" + address.to_string() + ")";
 }
 
+std::string listing(const std::vector<std::string>& items, std::size_t shown) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < shown; ++i) out += (i == 0 ? "" : ", ") + items[i];
+  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
+}
+
 tcp::socket connect(asio::io_context& io, const ClusterConfig& config, const std::string& who,
                     const Address& address, Clock::time_point deadline, bool retry_resolution) {
   tcp::socket socket(io);
@@ -260,12 +267,12 @@ std::vector<std::optional<tcp::socket>> create_sockets(asio::io_context& io, con
   std::size_t waiting = config.processes - 1 - me;
   while (waiting > 0) {
     if (!wait_ready(acceptor.native_handle(), POLLIN, deadline)) {
-      std::string missing;
+      std::vector<std::string> missing;
       for (std::size_t p = me + 1; p < config.processes; ++p)
-        if (!sockets[p]) missing += (missing.empty() ? "" : ", ") + describe(p, config.addresses[p]);
+        if (!sockets[p]) missing.push_back(describe(p, config.addresses[p]));
       throw NetworkError("timely: process " + std::to_string(me) + " timed out after " +
-                         std::to_string(config.connect_timeout.count()) + " ms waiting for " + missing +
-                         " to connect");
+                         std::to_string(config.connect_timeout.count()) + " ms waiting for " +
+                         listing(missing) + " to connect");
     }
     tcp::socket socket(io);
     boost::system::error_code ec;

@@ -40,6 +40,9 @@ void write_all(tcp::socket& socket, const void* data, std::size_t n, const std::
 std::string printable(const char* data, std::size_t n);
 /// "process 3 (host:port)".
 std::string describe(std::size_t process, const Address& address);
+/// The items joined with ", ", the first `shown` of them only, then "and N more": an error
+/// about 60,000 missing processes stays one readable line.
+std::string listing(const std::vector<std::string>& items, std::size_t shown = 8);
 
 /// A socket connected to `address` (`who` names it in errors: "process 2 (host:port)"),
 /// retrying refused connections with back-off until `deadline`; with `retry_resolution` also a

@@ -246,16 +246,21 @@ Result serve(asio::io_context& io, const ClusterConfig& config, std::size_t work
       }
   };
 
-  for (;;) {
-    std::string missing;
+  const auto missing = [&] {
+    std::vector<std::string> out;
     for (std::size_t p = 1; p < config.processes; ++p)
-      if (!registered[p] && !told[p]) missing += (missing.empty() ? "" : ", ") + std::to_string(p);
-    if (missing.empty()) break;
+      if (!registered[p] && !told[p]) out.push_back(std::to_string(p));
+    return out;
+  };
+  for (;;) {
+    bool complete = true;
+    for (std::size_t p = 1; p < config.processes && complete; ++p) complete = registered[p] || told[p];
+    if (complete) break;
     if (!networking::wait_ready(server.native_handle(), POLLIN, deadline)) {
       if (!failure)
         failure = Failure{kNetworkClass, "timely: process 0 timed out after " +
                                              std::to_string(config.connect_timeout.count()) +
-                                             " ms waiting for process(es) " + missing +
+                                             " ms waiting for process(es) " + networking::listing(missing()) +
                                              " to register at the rendezvous " + where.to_string()};
       break;
     }

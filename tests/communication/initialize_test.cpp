@@ -189,6 +189,33 @@ TEST_CASE("initialize rejects zero workers and a process index beyond the proces
   CHECK_THROWS_AS(initialize(config, [](Allocator&) {}), timely::ConfigError);
 }
 
+TEST_CASE("default ports past 65535 are an error, not a wrapped-around port", "[communication][initialize]") {
+  Config config;
+  config.cluster.processes = 63436;  // localhost:2101 .. localhost:65536
+  config.cluster.process = 63435;
+  CHECK_THROWS_WITH(initialize(config, [](Allocator&) {}),
+                    Catch::Contains("63436 processes without a hostfile would listen on localhost:2101 to "
+                                    "localhost:65536, past port 65535"));
+}
+
+TEST_CASE("waiting for many processes, the error names the first few and counts the rest",
+          "[communication][initialize]") {
+  auto addresses = support::free_loopback_addresses(1);
+  for (std::size_t p = 1; p < 200; ++p) addresses.push_back({"127.0.0.1", static_cast<std::uint16_t>(1)});
+  Config config = support::cluster_config(addresses, 0);
+  config.cluster.connect_timeout = 200ms;
+  try {
+    initialize(config, [](Allocator&) {});
+    FAIL("process 0 started without the other 199");
+  } catch (const NetworkError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("waiting for process 1 (127.0.0.1:1), process 2 (127.0.0.1:1)") != std::string::npos);
+    CHECK(what.find("and 191 more to connect") != std::string::npos);
+    CHECK(what.size() < 400);
+  }
+}
+
 namespace {
 
 bool has_line_starting(const std::vector<std::string>& lines, const std::string& prefix) {
