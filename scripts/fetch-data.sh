@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the real inputs the examples and benchmarks run on into the git-ignored data/ folder.
-# Sources are Debian packages and the npm registry (see shared/data/DATASETS.md):
+# Sources are Debian packages and the npm registry:
 #   data/gcide.txt  the GCIDE dictionary text (~40 MB, ~5.4 M words) from the package dict-gcide;
 #   data/flights-3m.csv  3 M US flights of 2001 from the npm registry (scripts/fetch-flights.sh).
 # Idempotent: files already present and complete are kept.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the real graphs the graph examples (bfs, pagerank, unionfind) and tests/conformance/graphs_test.cpp run on
-# into the git-ignored data/ folder (see shared/data/DATASETS.md §2a):
+# into the git-ignored data/ folder:
 #   data/email-Enron.edges  SNAP's Enron e-mail network: 36,692 nodes, 183,831 undirected edges
 #   data/power.edges        the US Western power grid: 4,941 nodes, 6,594 undirected edges
 # Both come from graph-tool's bundled collection in the Debian package python3-graph-tool

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the GCIDE dictionary-definition graph (/work/shared/data/DATASETS.md section 2c): an
+"""Builds the GCIDE dictionary-definition graph from data/gcide.txt (scripts/fetch-data.sh): an
 edge from each headword to every other headword its definition uses. About 130,000 nodes and
 3.6 M directed edges, real and scale-free (hubs such as "the" and "of").
 
