@@ -9,7 +9,7 @@ expect_failure(2 "process index -p 2 must be less than the number of processes -
 expect_failure(2 "number of processes" ${EXCHANGE} 10 10 -n 0)
 expect_failure(2 "--workers needs a value .UINT:N. after it" ${EXCHANGE} 10 10 -w)
 expect_failure(2 "--workers is given 2 times. give it once" ${EXCHANGE} 10 10 -w 2 -w 3)
-expect_failure(2 "--bogus" ${EXCHANGE} 10 10 --bogus)
+expect_failure(2 "unknown option --bogus" ${EXCHANGE} 10 10 --bogus)
 expect_failure(2 "BATCH" ${EXCHANGE} ten 10)
 expect_failure(2 "BATCH and ROUNDS. got 1 positional argument: '10'" ${EXCHANGE} 10)
 expect_failure(2 "got 3 positional arguments: '10' '10' 'extra'" ${EXCHANGE} 10 10 extra)

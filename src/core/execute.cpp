@@ -17,6 +17,7 @@
 #include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -167,11 +168,26 @@ void add_options(CLI::App& app, Parsed& p) {
   app.add_option("args", p.positional, "The program's own arguments");
 }
 
-// CLI11's words for an option given without its value or too often ("--workers: 1 required
-// UINT:N missing", "--workers: At Most 1 required but received 2") in ours; any other error
-// (and these, should a CLI11 release word them differently) as CLI11 says it.
+// CLI11's words for unknown options and for an option given without its value or too often
+// ("--workers: 1 required UINT:N missing", "--workers: At Most 1 required but received 2") in
+// ours; any other error (and these, should a CLI11 release word them differently) as CLI11
+// says it.
 std::string describe(const CLI::ParseError& error) {
   const std::string_view what = error.what();
+  // Unknown options, in the order given (CLI11 was handed the arguments reversed).
+  for (const std::string_view head : {std::string_view("The following argument was not expected: "),
+                                      std::string_view("The following arguments were not expected: ")}) {
+    if (!what.starts_with(head)) continue;
+    std::vector<std::string_view> names;
+    for (std::string_view rest = what.substr(head.size()); !rest.empty();) {
+      const auto space = rest.find(' ');
+      names.push_back(rest.substr(0, space));
+      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    }
+    std::string out = names.size() == 1 ? "unknown option" : "unknown options";
+    for (auto it = names.rbegin(); it != names.rend(); ++it) out += " " + std::string(*it);
+    return out;
+  }
   const auto colon = what.find(": ");
   if (colon == std::string_view::npos) return std::string(what);
   const std::string_view name = what.substr(0, colon), rest = what.substr(colon + 2);

@@ -63,7 +63,10 @@ TEST_CASE("an option without its value, or given twice, is named in the error", 
   CHECK_THROWS_WITH(parse({"-n", "2", "-p"}, plain), Catch::Contains("--process needs a value"));
   CHECK_THROWS_WITH(parse({"-w", "2", "--workers", "3"}, plain),
                     Catch::Contains("--workers is given 2 times; give it once"));
-  CHECK_THROWS_WITH(parse({"--bogus"}, plain), Catch::Contains("--bogus"));
+  CHECK_THROWS_WITH(parse({"--bogus"}, plain),
+                    Catch::Contains("bad worker arguments: unknown option --bogus ("));
+  CHECK_THROWS_WITH(parse({"--bogus", "-w", "2", "--other=3"}, plain),
+                    Catch::Contains("unknown options --bogus --other=3 ("));
 }
 
 TEST_CASE("Slurm gives -n, -p and the rendezvous", "[conformance][launch]") {
