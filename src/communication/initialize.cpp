@@ -114,10 +114,11 @@ void run_workers(const Config& config, const std::function<void(Allocator&)>& bo
     if (cluster.addresses.empty() && !cluster.rendezvous) {
       constexpr std::size_t first_port = 2101;
       if (cluster.processes > 65536 - first_port)
-        throw ConfigError("timely: " + std::to_string(cluster.processes) +
-                          " processes without a hostfile would listen on localhost:2101 to localhost:" +
-                          std::to_string(first_port - 1 + cluster.processes) +
-                          ", past port 65535; give their addresses with -h HOSTFILE");
+        throw ConfigError(
+            "timely: " + std::to_string(cluster.processes) +
+            " processes without a hostfile would listen on localhost:" + std::to_string(first_port) +
+            " to localhost:" + std::to_string(first_port - 1 + cluster.processes) +
+            ", past port 65535; give their addresses with -h HOSTFILE");
       for (std::size_t i = 0; i < cluster.processes; ++i)
         cluster.addresses.push_back({"localhost", static_cast<std::uint16_t>(first_port + i)});
     }
