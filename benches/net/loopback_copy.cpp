@@ -9,8 +9,13 @@
 // and a reading thread (four threads), as two processes of `exchange -n 2` do: each sends its
 // share to the other over one full-duplex connection, with a send and a receive thread per peer
 // (src/communication/network.cpp). That is the fair baseline for them: the two directions share
-// the CPUs and the kernel's loopback path. Prints each direction's rate (its bytes over the time
-// until its reader saw the end), their mean first, and the total.
+// the CPUs and the kernel's loopback path. Prints first the rate each way while both directions
+// ran: the bytes both readers had when the first of them saw the end, over that time, halved.
+// The two directions rarely get equal shares, and the first to finish leaves the CPUs to the
+// other, so neither the mean of each direction's own rate (biased up: the faster one is timed
+// only while it had the larger share) nor the total over the whole time (biased down: the tail
+// is one direction alone) measures the two at once. Then each direction's own rate, and the
+// total over the whole time.
 //
 // Both modes also print the process's CPU time (user + sys, getrusage) over the copy and the
 // bytes moved per CPU-second, which a loaded machine disturbs less than the wall-time rate.
@@ -24,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -47,14 +53,17 @@ double cpu_seconds() {
   return secs(usage.ru_utime) + secs(usage.ru_stime);
 }
 
-/// Reads `socket` to its end; returns the bytes read.
-std::uint64_t read_all(tcp::socket& socket, std::size_t chunk) {
+/// Reads `socket` to its end; returns the bytes read. `progress`, if given, holds the bytes read
+/// so far, for another thread to sample.
+std::uint64_t read_all(tcp::socket& socket, std::size_t chunk,
+                       std::atomic<std::uint64_t>* progress = nullptr) {
   std::vector<char> buf(chunk);
   std::uint64_t received = 0;
   boost::system::error_code ec;
   for (;;) {
     const auto n = socket.read_some(asio::buffer(buf), ec);
     received += n;
+    if (progress) progress->store(received, std::memory_order_relaxed);
     if (ec) break;
   }
   return received;
@@ -114,20 +123,32 @@ int main(int argc, char** argv) {
 
     // Both directions at once: each end writes from one thread and reads from another.
     std::uint64_t got_a = 0, got_b = 0;
-    double secs_a = 0, secs_b = 0;  // until the reader at that end saw the end of the stream
+    double secs_a = 0, secs_b = 0;                // until the reader at that end saw the end of the stream
+    std::atomic<std::uint64_t> at_a{0}, at_b{0};  // bytes read so far at each end
+    std::mutex first_mutex;                       // the first reader to finish samples the other
+    double first_secs = 0;
+    std::uint64_t other_at_first = 0;
     std::atomic<bool> go{false};
     const double cpu0 = cpu_seconds();
     const auto start = Clock::now();
     auto wait_go = [&] {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
     };
+    auto finished = [&](double secs, const std::atomic<std::uint64_t>& other) {
+      std::lock_guard lock(first_mutex);
+      if (first_secs > 0) return;
+      first_secs = secs;
+      other_at_first = other.load(std::memory_order_relaxed);
+    };
     std::thread read_a([&] {
-      got_a = read_all(a, chunk);
+      got_a = read_all(a, chunk, &at_a);
       secs_a = since(start);
+      finished(secs_a, at_b);
     });
     std::thread read_b([&] {
-      got_b = read_all(b, chunk);
+      got_b = read_all(b, chunk, &at_b);
       secs_b = since(start);
+      finished(secs_b, at_a);
     });
     std::thread write_b([&] {
       wait_go();
@@ -143,11 +164,17 @@ int main(int argc, char** argv) {
       throw std::runtime_error("received " + std::to_string(got_b) + " and " + std::to_string(got_a) +
                                " bytes");
     const double ab = static_cast<double>(bytes) / secs_b, ba = static_cast<double>(bytes) / secs_a;
+    const double together = static_cast<double>(bytes + other_at_first) / first_secs / 2;
+    const bool a_first = secs_a <= secs_b;  // then b->a finished first: a's reader saw the end
+    const double first_rate = static_cast<double>(bytes) / first_secs;
+    const double other_rate = static_cast<double>(other_at_first) / first_secs;
     std::printf(
-        "loopback both ways: %llu bytes each way in %.3f s: %.3e bytes/s each way (a->b %.3e, b->a %.3e), "
-        "%.3e bytes/s total; cpu %.3f s: %.3e bytes per cpu-second\n",
-        static_cast<unsigned long long>(bytes), secs, (ab + ba) / 2, ab, ba,
-        2 * static_cast<double>(bytes) / secs, cpu, 2 * static_cast<double>(bytes) / cpu);
+        "loopback both ways: %llu bytes each way in %.3f s: %.3e bytes/s each way while both ran "
+        "(%.3f s; a->b %.3e, b->a %.3e); own rates a->b %.3e, b->a %.3e; %.3e bytes/s total; "
+        "cpu %.3f s: %.3e bytes per cpu-second\n",
+        static_cast<unsigned long long>(bytes), secs, together, first_secs, a_first ? other_rate : first_rate,
+        a_first ? first_rate : other_rate, ab, ba, 2 * static_cast<double>(bytes) / secs, cpu,
+        2 * static_cast<double>(bytes) / cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loopback_copy: %s\n", e.what());
     return 1;
