@@ -1,5 +1,5 @@
 # Bad arguments give a clear message and a non-zero exit, before any work starts; --help works.
-# Arguments: EXCHANGE, WORDCOUNT (binaries).
+# Arguments: EXCHANGE, WORDCOUNT, HELLO (binaries).
 include(${CMAKE_CURRENT_LIST_DIR}/expect_failure.cmake)
 
 expect_failure(2 "workers" ${EXCHANGE} 10 10 -w 0)
@@ -18,3 +18,10 @@ expect_failure(2 "progress-mode" ${EXCHANGE} 10 10 --progress-mode sometimes)
 expect_failure(1 "cannot open '/nonexistent/file.txt'" ${WORDCOUNT} /nonexistent/file.txt -w 2)
 expect_failure(1 "is not a regular file" ${WORDCOUNT} /tmp -w 2)
 expect_failure(0 "usage: exchange" ${EXCHANGE} --help)
+expect_failure(2 "--strings given twice" ${EXCHANGE} 10 10 --strings --strings)
+expect_failure(2 "takes no positional arguments. got 1 positional argument: 'foo'" ${HELLO} foo)
+# One usage line: ours, then the worker options (CLI11's own "Usage:" line is left out).
+execute_process(COMMAND ${EXCHANGE} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc TIMEOUT 30)
+if(NOT rc EQUAL 0 OR help MATCHES "Usage:" OR NOT help MATCHES "Worker Options:.*--workers")
+  message(FATAL_ERROR "`exchange --help` exited with ${rc} and printed: ${help}")
+endif()

@@ -8,10 +8,12 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <timely/error.hpp>
+#include <timely/execute.hpp>
 
 namespace examples {
 
@@ -23,7 +25,10 @@ int guarded_main(const char* name, const char* usage, F&& body) {
     body();
     return 0;
   } catch (const timely::HelpRequested& help) {
-    std::printf("usage: %s %s\n\n%s", name, usage, help.what());
+    // The text opens with CLI11's own usage line and a generic positional; ours replaces both.
+    std::string_view options = help.what();
+    if (const auto at = options.find("Options:"); at != std::string_view::npos) options.remove_prefix(at);
+    std::printf("usage: %s %s\n\nWorker %.*s", name, usage, static_cast<int>(options.size()), options.data());
     return 0;
   } catch (const timely::ConfigError& e) {
     std::fprintf(stderr, "%s: %s\nusage: %s %s\n", name, e.what(), name, usage);
@@ -47,6 +52,14 @@ inline timely::ConfigError positional_error(const std::vector<std::string>& give
                              (given.size() == 1 ? "" : "s") + ": " + got);
 }
 
+/// The worker arguments of an example that takes no positional arguments.
+/// \throws timely::ConfigError if any is given, or as `timely::Config::from_args`.
+inline timely::Config config_without_positionals(int argc, char** argv) {
+  auto config = timely::Config::from_args(argc, argv);
+  if (!config.positional.empty()) throw positional_error(config.positional, "takes no positional arguments");
+  return config;
+}
+
 /// Parses a positional argument as an unsigned number. \throws timely::ConfigError naming it.
 inline std::uint64_t parse_count(const std::string& text, const char* what) {
   std::size_t used = 0;
@@ -63,12 +76,21 @@ inline std::uint64_t parse_count(const std::string& text, const char* what) {
   return value;
 }
 
-/// Removes every `name` (a switch without a value, such as `--columnar`) from `args` and says
-/// whether there was one; the rest goes on to `timely::Config::from_args`.
+/// Takes `name` (a switch without a value, such as `--columnar`) out of `args` (up to a `--`)
+/// and says whether it was there; the rest goes on to `timely::Config::from_args`.
+/// \throws timely::ConfigError if it is given twice (as the worker options are).
 inline bool take_switch(std::vector<char*>& args, const char* name) {
-  const auto before = args.size();
-  std::erase_if(args, [&](const char* arg) { return std::string(arg) == name; });
-  return args.size() != before;
+  bool found = false;
+  for (std::size_t i = 1; i < args.size() && std::string_view(args[i]) != "--";) {
+    if (std::string_view(args[i]) != name) {
+      ++i;
+      continue;
+    }
+    if (found) throw timely::ConfigError(std::string(name) + " given twice");
+    found = true;
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return found;
 }
 
 /// Takes every `name VALUE` (or `name=VALUE`) out of `args` (up to a `--`) and returns VALUE;

@@ -15,7 +15,7 @@ using Time = std::uint64_t;
 
 int main(int argc, char** argv) {
   return examples::guarded_main("distinct", "[-w N]", [&] {
-    timely::execute_from_args(argc, argv, [](timely::Worker& worker) {
+    timely::execute(examples::config_without_positionals(argc, argv), [](timely::Worker& worker) {
       const auto index = worker.index();
       timely::InputHandle<Time, std::uint64_t> input;
       timely::ProbeHandle<Time> probe;

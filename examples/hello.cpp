@@ -11,7 +11,7 @@ using namespace timely::dataflow::operators;
 
 int main(int argc, char** argv) {
   return examples::guarded_main("hello", "[-w N]", [&] {
-    timely::execute_from_args(argc, argv, [](timely::Worker& worker) {
+    timely::execute(examples::config_without_positionals(argc, argv), [](timely::Worker& worker) {
       const auto index = worker.index();
       timely::InputHandle<std::uint64_t, std::uint64_t> input;
       timely::ProbeHandle<std::uint64_t> probe;

@@ -16,7 +16,7 @@ struct Test {
 
 int main(int argc, char** argv) {
   return examples::guarded_main("rc", "[-w N]", [&] {
-    timely::execute_from_args(argc, argv, [](timely::Worker& worker) {
+    timely::execute(examples::config_without_positionals(argc, argv), [](timely::Worker& worker) {
       const auto index = worker.index();
       timely::InputHandle<std::uint64_t, Test> input;
       timely::ProbeHandle<std::uint64_t> probe;

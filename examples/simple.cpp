@@ -10,7 +10,7 @@ using namespace timely::dataflow::operators;
 
 int main(int argc, char** argv) {
   return examples::guarded_main("simple", "[-w N]", [&] {
-    timely::execute_from_args(argc, argv, [](timely::Worker& worker) {
+    timely::execute(examples::config_without_positionals(argc, argv), [](timely::Worker& worker) {
       worker.dataflow<std::uint64_t>([](auto& scope) {
         std::vector<std::uint64_t> numbers{0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
         to_stream(scope, numbers) |
