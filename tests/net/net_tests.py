@@ -487,11 +487,30 @@ def run_bad():
     proc = timely_run(["-n", "2"])
     out, err = finish(proc, 10)
     check(proc.returncode == 2 and "no PROGRAM" in err, f"no program: exited {proc.returncode}\n{err}")
+    proc = timely_run(["-n"])
+    out, err = finish(proc, 10)
+    check(proc.returncode == 2 and err.startswith("timely-run: ") and "--processes" in err,
+          f"-n without a value: exited {proc.returncode}\n{err}")
+    proc = timely_run(["-n", "2", "--bogus", program("hello")])
+    out, err = finish(proc, 10)
+    check(proc.returncode == 2 and "timely-run: unknown option --bogus" in err,
+          f"an unknown option: exited {proc.returncode}\n{err}")
+    for given in (["-n", "3"], ["--process=1"], ["--launcher", "none"]):
+        proc = timely_run(["-n", "2", "--", program("hello")] + given)
+        out, err = finish(proc, 10)
+        name = given[0].split("=")[0]
+        check(proc.returncode == 2 and f"the program's arguments give {name}, which timely-run sets" in err,
+              f"the program given {given}: exited {proc.returncode}\n{err}")
+    proc = timely_run(["-w", "2", "-n", "2", "--", program("hello"), "-w", "3"])
+    out, err = finish(proc, 10)
+    check(proc.returncode == 2 and "give -w, which timely-run sets" in err,
+          f"-w to both: exited {proc.returncode}\n{err}")
     proc = timely_run(["-n", "2", "--", "/no/such/program"])
     out, err = finish(proc, 10)
     check(proc.returncode == 127 and "cannot run /no/such/program" in err,
           f"a missing program: exited {proc.returncode}\n{err}")
-    print("ok   bad arguments: status 2; a missing program: 127")
+    print("ok   bad arguments (no -n, -n without a value, an unknown option, options it sets given to the "
+          "program): status 2; a missing program: 127")
 
 
 def run_inside_launcher():

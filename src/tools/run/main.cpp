@@ -14,7 +14,8 @@
 // If timely-run's standard output is a pipe whose reader has gone, the processes get SIGTERM and it
 // exits 128 + SIGPIPE, as a pipeline's writer would; the processes themselves start with SIGPIPE's
 // default action. Otherwise it exits 0 once all have. The processes die with timely-run (PR_SET_PDEATHSIG),
-// even if it is killed. Exit status 2: bad arguments of timely-run itself.
+// even if it is killed. Exit status 2: bad arguments of timely-run itself, or program arguments
+// that give an option timely-run sets (-n, -p, --rendezvous, --launcher; -w if timely-run has it).
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -211,17 +212,43 @@ int main(int argc, char** argv) {
       ->option_text("DIR");
   app.prefix_command();  // PROGRAM and everything after it (or after --) is the command
   app.footer("Example: timely-run -n 3 -w 2 -- wordcount words.txt");
+  const char* const usage = "timely-run -n P [-w W] [--output-dir DIR] [--] PROGRAM ARGS...";
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);  // prints the help
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints the help, or the error
-    return code == 0 ? 0 : 2;
+    std::fprintf(stderr, "timely-run: %s\nusage: %s (try --help)\n", e.what(), usage);
+    return 2;
   }
   auto command = app.remaining();
-  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  const bool separated = !command.empty() && command.front() == "--";
+  if (separated) command.erase(command.begin());
   if (command.empty()) {
-    std::fprintf(stderr, "timely-run: no PROGRAM given (timely-run -n P [-w W] [--] PROGRAM ARGS...)\n");
+    std::fprintf(stderr, "timely-run: no PROGRAM given\nusage: %s\n", usage);
     return 2;
+  }
+  // Without `--`, the first word CLI11 did not know starts the command: a mistyped option would
+  // otherwise be run as a program.
+  if (!separated && command.front().size() > 1 && command.front().front() == '-') {
+    std::fprintf(stderr, "timely-run: unknown option %s\nusage: %s\n", command.front().c_str(), usage);
+    return 2;
+  }
+  // timely-run gives each process these worker options itself; given twice, the program would
+  // refuse them. Its own positional arguments (after a `--` of its own) may be anything.
+  for (std::size_t i = 1; i < command.size() && command[i] != "--"; ++i) {
+    const std::string& arg = command[i];
+    const std::string name = arg.substr(0, arg.find('='));
+    const bool ours = name == "-n" || name == "--processes" || name == "-p" || name == "--process" ||
+                      name == "--rendezvous" || name == "--launcher" ||
+                      ((name == "-w" || name == "--workers" || name == "--threads") && workers > 0);
+    if (ours) {
+      std::fprintf(stderr,
+                   "timely-run: the program's arguments give %s, which timely-run sets for each process "
+                   "(-n, -p, --rendezvous and --launcher; -w when given to timely-run); leave it out\n",
+                   name.c_str());
+      return 2;
+    }
   }
   if (!output_dir.empty()) {
     std::error_code ec;
