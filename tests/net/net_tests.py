@@ -495,10 +495,10 @@ def run_bad():
     out, err = finish(proc, 10)
     check(proc.returncode == 2 and "timely-run: unknown option --bogus" in err,
           f"an unknown option: exited {proc.returncode}\n{err}")
-    for given in (["-n", "3"], ["--process=1"], ["--launcher", "none"]):
+    for given in (["-n", "3"], ["-n3"], ["--process=1"], ["--launcher", "none"]):
         proc = timely_run(["-n", "2", "--", program("hello")] + given)
         out, err = finish(proc, 10)
-        name = given[0].split("=")[0]
+        name = given[0][:2] if given[0][1] != "-" else given[0].split("=")[0]
         check(proc.returncode == 2 and f"the program's arguments give {name}, which timely-run sets" in err,
               f"the program given {given}: exited {proc.returncode}\n{err}")
     proc = timely_run(["-w", "2", "-n", "2", "--", program("hello"), "-w", "3"])

@@ -238,7 +238,9 @@ int main(int argc, char** argv) {
   // refuse them. Its own positional arguments (after a `--` of its own) may be anything.
   for (std::size_t i = 1; i < command.size() && command[i] != "--"; ++i) {
     const std::string& arg = command[i];
-    const std::string name = arg.substr(0, arg.find('='));
+    // `--name=VALUE` is `--name`; a short option may carry its value (`-n3`, `-p=1`).
+    const bool is_short = arg.size() > 2 && arg[0] == '-' && arg[1] != '-';
+    const std::string name = is_short ? arg.substr(0, 2) : arg.substr(0, arg.find('='));
     const bool ours = name == "-n" || name == "--processes" || name == "-p" || name == "--process" ||
                       name == "--rendezvous" || name == "--launcher" ||
                       ((name == "-w" || name == "--workers" || name == "--threads") && workers > 0);
