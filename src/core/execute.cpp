@@ -30,6 +30,8 @@
 #include <timely/observe/monitor.hpp>
 #include <timely/progress/log_codec.hpp>
 
+#include "argument_errors.hpp"
+
 namespace timely {
 
 namespace {
@@ -168,43 +170,6 @@ void add_options(CLI::App& app, Parsed& p) {
   app.add_option("args", p.positional, "The program's own arguments");
 }
 
-// CLI11's words for unknown options and for an option given without its value or too often
-// ("--workers: 1 required UINT:N missing", "--workers: At Most 1 required but received 2") in
-// ours; any other error (and these, should a CLI11 release word them differently) as CLI11
-// says it.
-std::string describe(const CLI::ParseError& error) {
-  const std::string_view what = error.what();
-  // Unknown options, in the order given (CLI11 was handed the arguments reversed).
-  for (const std::string_view head : {std::string_view("The following argument was not expected: "),
-                                      std::string_view("The following arguments were not expected: ")}) {
-    if (!what.starts_with(head)) continue;
-    std::vector<std::string_view> names;
-    for (std::string_view rest = what.substr(head.size()); !rest.empty();) {
-      const auto space = rest.find(' ');
-      names.push_back(rest.substr(0, space));
-      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
-    }
-    std::string out = names.size() == 1 ? "unknown option" : "unknown options";
-    for (auto it = names.rbegin(); it != names.rend(); ++it) out += " " + std::string(*it);
-    return out;
-  }
-  const auto colon = what.find(": ");
-  if (colon == std::string_view::npos) return std::string(what);
-  const std::string_view name = what.substr(0, colon), rest = what.substr(colon + 2);
-  constexpr std::string_view missing_head = "1 required ", missing_tail = " missing";
-  if (rest.starts_with(missing_head) && rest.ends_with(missing_tail) &&
-      rest.size() > missing_head.size() + missing_tail.size()) {
-    const auto type =
-        rest.substr(missing_head.size(), rest.size() - missing_head.size() - missing_tail.size());
-    return std::string(name) + " needs a value (" + std::string(type) + ") after it";
-  }
-  constexpr std::string_view twice_head = "At Most 1 required but received ";
-  if (rest.starts_with(twice_head))
-    return std::string(name) + " is given " + std::string(rest.substr(twice_head.size())) +
-           " times; give it once";
-  return std::string(what);
-}
-
 }  // namespace
 
 std::string Config::usage(const std::string& program) {
@@ -235,7 +200,8 @@ Config Config::from_args(int argc, const char* const* argv, const communication:
   } catch (const CLI::CallForHelp&) {
     throw HelpRequested(app.help());
   } catch (const CLI::ParseError& e) {
-    throw ConfigError("timely: bad worker arguments: " + describe(e) + " (try --help)");
+    throw ConfigError("timely: bad worker arguments: " + detail::describe_parse_error(e, true) +
+                      " (try --help)");
   }
   if (!std::isfinite(parsed.connect_timeout) || parsed.connect_timeout < 0.001 ||
       parsed.connect_timeout > 86400.0)

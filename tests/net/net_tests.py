@@ -480,37 +480,41 @@ def run_exception():
 
 
 def run_bad():
-    """Bad arguments of timely-run itself, and a program that does not exist."""
-    proc = timely_run(["-w", "2", "--", program("hello")])
-    out, err = finish(proc, 10)
-    check(proc.returncode == 2 and "--processes is required" in err, f"no -n: exited {proc.returncode}\n{err}")
-    proc = timely_run(["-n", "2"])
-    out, err = finish(proc, 10)
-    check(proc.returncode == 2 and "no PROGRAM" in err, f"no program: exited {proc.returncode}\n{err}")
-    proc = timely_run(["-n"])
-    out, err = finish(proc, 10)
-    check(proc.returncode == 2 and err.startswith("timely-run: ") and "--processes" in err,
-          f"-n without a value: exited {proc.returncode}\n{err}")
-    proc = timely_run(["-n", "2", "--bogus", program("hello")])
-    out, err = finish(proc, 10)
-    check(proc.returncode == 2 and "timely-run: unknown option --bogus" in err,
-          f"an unknown option: exited {proc.returncode}\n{err}")
-    for given in (["-n", "3"], ["-n3"], ["--process=1"], ["--launcher", "none"]):
-        proc = timely_run(["-n", "2", "--", program("hello")] + given)
+    """Bad arguments of timely-run itself, program arguments that clash with the worker options it
+    gives, and a program that does not exist."""
+    hello = program("hello")
+
+    def refused(args, expected, what):
+        proc = timely_run(args)
         out, err = finish(proc, 10)
-        name = given[0][:2] if given[0][1] != "-" else given[0].split("=")[0]
-        check(proc.returncode == 2 and f"the program's arguments give {name}, which timely-run sets" in err,
-              f"the program given {given}: exited {proc.returncode}\n{err}")
-    proc = timely_run(["-w", "2", "-n", "2", "--", program("hello"), "-w", "3"])
-    out, err = finish(proc, 10)
-    check(proc.returncode == 2 and "give -w, which timely-run sets" in err,
-          f"-w to both: exited {proc.returncode}\n{err}")
+        check(proc.returncode == 2 and err.startswith("timely-run: ") and expected in err,
+              f"{what} ({args}): exited {proc.returncode}\n{err}")
+
+    refused(["-w", "2", "--", hello], "-n P (--processes) is required", "no -n")
+    refused(["-n", "2"], "no PROGRAM", "no program")
+    refused(["-n"], "--processes needs a value", "-n without a value")
+    refused(["-n", "2", "-n", "3", hello], "--processes is given 2 times", "-n twice")
+    refused(["-n", "2.5", hello], "whole number of processes from 1 to 1024, got '2.5'", "-n 2.5")
+    refused(["-n", "0x2", hello], "got '0x2'", "-n 0x2")
+    refused(["-n", "2", "--bogus", hello], "unknown option '--bogus'", "an unknown option")
+    refused(["-n", "2", "-hello"], "unknown option '-hello'", "a program name like an option")
+    refused(["-n", "2", "--output-dir", "", hello], "--output-dir is empty", "an empty --output-dir")
+    for given, name in ((["-n", "3"], "-n;"), (["-n3"], "-n (in '-n3')"), (["-rp1"], "-p (in '-rp1')"),
+                        (["--process=1"], "--process (in '--process=1')"), (["--launcher", "none"], "--launcher;"),
+                        (["-h", "hosts.txt"], "-h;")):
+        refused(["-n", "2", "--", hello] + given, f"the program's arguments give {name}", "the program given it")
+    refused(["-w", "2", "-n", "2", "--", hello, "-zw3"], "give -w (in '-zw3')", "-w to both")
+    # The worker options go before a `--` of the program's own: after it they would be positional.
+    proc = timely_run(["-n", "2", "--", hello, "--"])
+    out, err = finish(proc, 20)
+    check(proc.returncode == 0 and out.count("hello") == 10,
+          f"a program with its own --: exited {proc.returncode}\n{out}{err}")
     proc = timely_run(["-n", "2", "--", "/no/such/program"])
     out, err = finish(proc, 10)
     check(proc.returncode == 127 and "cannot run /no/such/program" in err,
           f"a missing program: exited {proc.returncode}\n{err}")
-    print("ok   bad arguments (no -n, -n without a value, an unknown option, options it sets given to the "
-          "program): status 2; a missing program: 127")
+    print("ok   bad arguments (of timely-run, and program arguments that clash): status 2; a program's own --: "
+          "runs; a missing program: 127")
 
 
 def run_inside_launcher():

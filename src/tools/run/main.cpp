@@ -32,11 +32,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "argument_errors.hpp"
 
 namespace {
 
@@ -192,71 +195,124 @@ void signal_all(std::vector<Child>& children, int signal) {
     if (c.pid > 0 && !c.status) ::kill(-c.pid, signal);  // its whole group: the program's own children too
 }
 
+/// A CLI11 validator of a whole number from 1 to `most`, in our words (CLI11's `Range` says
+/// "Value 2.5 not in range" of what is not a number, and accepts "0x2" and " 2").
+CLI::Validator whole_number(const char* what, std::size_t most) {
+  return CLI::Validator(
+      [what, most](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoul(text) < 1 || std::stoul(text) > most)
+          return std::string("expected a whole number of ") + what + " from 1 to " + std::to_string(most) +
+                 ", got '" + text + "'";
+        return {};
+      },
+      "N");
+}
+
+/// The worker option that `arg`, one of the program's arguments, gives, if timely-run gives it
+/// to every process itself (or if it contradicts what timely-run gives); "" otherwise. Short
+/// options may be clustered and carry their value (`-rp1` is `-r -p 1`): the flags `-r` and `-z`
+/// are skipped, and the first option that takes a value ends the cluster.
+std::string clashing_option(const std::string& arg, bool sets_workers) {
+  if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {
+    for (std::size_t k = 1; k < arg.size(); ++k) {
+      const char c = arg[k];
+      if (c == 'r' || c == 'z') continue;
+      if (c == 'n' || c == 'p' || c == 'h' || (c == 'w' && sets_workers)) return std::string("-") + c;
+      return "";
+    }
+    return "";
+  }
+  const std::string name = arg.substr(0, arg.find('='));
+  for (const char* ours : {"--processes", "--process", "--rendezvous", "--launcher", "--hostfile"})
+    if (name == ours) return name;
+  if (sets_workers && (name == "--workers" || name == "--threads")) return name;
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* const usage = "timely-run -n P [-w W] [--output-dir DIR] [--] PROGRAM ARGS...";
   CLI::App app(
       "Runs P processes of a timely program on this machine, meeting at a rendezvous on a free "
       "loopback port; each line of their output prefixed with [process].",
       "timely-run");
+  // CLI11's usage line would say `timely-run [OPTIONS]`: a prefix command is not shown.
+  struct Usage : CLI::Formatter {
+    std::string make_usage(const CLI::App*, std::string) const override {
+      return "Usage: timely-run -n P [-w W] [--output-dir DIR] [--] PROGRAM ARGS...\n";
+    }
+  };
+  app.formatter(std::make_shared<Usage>());
   std::size_t processes = 0;
   std::size_t workers = 0;
-  std::string output_dir;
-  app.add_option("-n,--processes", processes, "Processes to start, 1 to 1024")
-      ->required()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
-  app.add_option("-w,--workers", workers, "Worker threads per process (passed on as -w W)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+  std::optional<std::string> output_dir;
+  app.set_help_flag("--help", "Print this help and exit");  // not -h: a program's -h is its hostfile
+  app.add_option("-n,--processes", processes, "Processes to start, 1 to 1024 (required)")
+      ->check(whole_number("processes", 1024))
+      ->option_text("P");
+  app.add_option("-w,--workers", workers, "Worker threads per process, 1 to 4096 (passed on as -w W)")
+      ->check(whole_number("workers", 4096))
+      ->option_text("W");
   app.add_option("--output-dir", output_dir,
                  "Write process i's output to DIR/i.out and DIR/i.err, unprefixed")
       ->option_text("DIR");
   app.prefix_command();  // PROGRAM and everything after it (or after --) is the command
   app.footer("Example: timely-run -n 3 -w 2 -- wordcount words.txt");
-  const char* const usage = "timely-run -n P [-w W] [--output-dir DIR] [--] PROGRAM ARGS...";
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);  // prints the help
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "timely-run: %s\nusage: %s (try --help)\n", e.what(), usage);
+    std::fprintf(stderr, "timely-run: %s\nusage: %s (try --help)\n",
+                 timely::detail::describe_parse_error(e, false).c_str(), usage);
     return 2;
   }
   auto command = app.remaining();
   const bool separated = !command.empty() && command.front() == "--";
   if (separated) command.erase(command.begin());
+  // Without `--`, the first word CLI11 did not know starts the command: a mistyped option would
+  // otherwise be run as a program.
+  if (!separated && !command.empty() && command.front().size() > 1 && command.front().front() == '-') {
+    std::fprintf(stderr, "timely-run: unknown option '%s'\nusage: %s\n", command.front().c_str(), usage);
+    return 2;
+  }
+  if (processes == 0) {
+    std::fprintf(stderr,
+                 "timely-run: -n P (--processes) is required: how many processes to start\nusage: %s\n",
+                 usage);
+    return 2;
+  }
   if (command.empty()) {
     std::fprintf(stderr, "timely-run: no PROGRAM given\nusage: %s\n", usage);
     return 2;
   }
-  // Without `--`, the first word CLI11 did not know starts the command: a mistyped option would
-  // otherwise be run as a program.
-  if (!separated && command.front().size() > 1 && command.front().front() == '-') {
-    std::fprintf(stderr, "timely-run: unknown option %s\nusage: %s\n", command.front().c_str(), usage);
+  if (output_dir && output_dir->empty()) {
+    std::fprintf(stderr, "timely-run: --output-dir is empty; give a directory\nusage: %s\n", usage);
     return 2;
   }
-  // timely-run gives each process these worker options itself; given twice, the program would
-  // refuse them. Its own positional arguments (after a `--` of its own) may be anything.
-  for (std::size_t i = 1; i < command.size() && command[i] != "--"; ++i) {
-    const std::string& arg = command[i];
-    // `--name=VALUE` is `--name`; a short option may carry its value (`-n3`, `-p=1`).
-    const bool is_short = arg.size() > 2 && arg[0] == '-' && arg[1] != '-';
-    const std::string name = is_short ? arg.substr(0, 2) : arg.substr(0, arg.find('='));
-    const bool ours = name == "-n" || name == "--processes" || name == "-p" || name == "--process" ||
-                      name == "--rendezvous" || name == "--launcher" ||
-                      ((name == "-w" || name == "--workers" || name == "--threads") && workers > 0);
-    if (ours) {
-      std::fprintf(stderr,
-                   "timely-run: the program's arguments give %s, which timely-run sets for each process "
-                   "(-n, -p, --rendezvous and --launcher; -w when given to timely-run); leave it out\n",
-                   name.c_str());
-      return 2;
-    }
+  // timely-run gives each process -n, -p, --rendezvous and --launcher (and -w if it has one);
+  // given again, or with a hostfile beside the rendezvous, the program would refuse them in
+  // every process. Its own positional arguments (after a `--` of its own) may be anything.
+  auto own_end = std::find(command.begin() + 1, command.end(), std::string("--"));
+  for (auto it = command.begin() + 1; it != own_end; ++it) {
+    const std::string name = clashing_option(*it, workers > 0);
+    if (name.empty()) continue;
+    const std::string in = *it == name ? std::string() : " (in '" + *it + "')";
+    std::fprintf(stderr,
+                 "timely-run: the program's arguments give %s%s; timely-run gives each process -n, -p, "
+                 "--rendezvous and --launcher itself (and -w when it has -w), and a hostfile would "
+                 "contradict them: leave it out\n",
+                 name.c_str(), in.c_str());
+    return 2;
   }
-  if (!output_dir.empty()) {
+  if (output_dir) {
     std::error_code ec;
-    std::filesystem::create_directories(output_dir, ec);
+    std::filesystem::create_directories(*output_dir, ec);
     if (ec) {
-      std::fprintf(stderr, "timely-run: cannot create the output directory %s: %s\n", output_dir.c_str(),
+      std::fprintf(stderr, "timely-run: cannot create the output directory %s: %s\n", output_dir->c_str(),
                    ec.message().c_str());
       return 2;
     }
@@ -276,18 +332,19 @@ int main(int argc, char** argv) {
   std::vector<Child> children;
   std::optional<int> first_failure;
   for (std::size_t i = 0; i < processes; ++i) {
-    auto args = command;
     // --launcher none: timely-run is the launcher, whatever an outer one (an salloc shell, an
-    // mpirun) left in the environment.
-    for (const auto& a : {std::string("-n"), std::to_string(processes), std::string("-p"), std::to_string(i),
-                          std::string("--rendezvous"), "127.0.0.1:" + std::to_string(port),
-                          std::string("--launcher"), std::string("none")})
-      args.push_back(a);
+    // mpirun) left in the environment. The worker options go before the program's own `--`, if
+    // it has one: after it they would be positional arguments.
+    std::vector<std::string> given = {
+        "-n",           std::to_string(processes),           "-p",         std::to_string(i),
+        "--rendezvous", "127.0.0.1:" + std::to_string(port), "--launcher", "none"};
     if (workers > 0) {
-      args.emplace_back("-w");
-      args.push_back(std::to_string(workers));
+      given.emplace_back("-w");
+      given.push_back(std::to_string(workers));
     }
-    children.push_back(spawn(args, i, output_dir));
+    auto args = command;
+    args.insert(std::find(args.begin() + 1, args.end(), std::string("--")), given.begin(), given.end());
+    children.push_back(spawn(args, i, output_dir.value_or("")));
     if (children.back().pid <= 0) {
       std::fprintf(stderr, "timely-run: cannot start process %zu: %s\n", i, std::strerror(errno));
       first_failure = 1;
