@@ -3,7 +3,7 @@
 // kernel allows, and prints the rate. Compare with the bytes/s of `exchange` across two
 // processes (benches/net/cluster_medians.sh runs both).
 //
-//   loopback_copy [BYTES] [CHUNK] [--both]      (defaults: 4 GiB, 1 MiB)
+//   loopback_copy [BYTES] [CHUNK] [--both]      (defaults: 4 GiB, 1 MiB; at most 2^40 and 64 MiB)
 //
 // --both: both ends of the one connection send BYTES at the same time, each end with a writing
 // and a reading thread (four threads), as two processes of `exchange -n 2` do: each sends its
@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -36,6 +35,8 @@
 #include <vector>
 
 #include <boost/asio.hpp>
+
+#include "../workloads/parse_count.hpp"
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -86,19 +87,41 @@ double since(Clock::time_point start) { return std::chrono::duration<double>(Clo
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* const usage =
+      "usage: loopback_copy [BYTES] [CHUNK] [--both]  (BYTES 1 to 2^40, default 4 GiB; "
+      "CHUNK 1 to 64 MiB, default 1 MiB)";
   try {
     std::vector<std::string> args;
     bool both = false;
     for (int i = 1; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--both") == 0)
+      const std::string arg = argv[i];
+      if (arg == "--help") {
+        std::printf("%s\n", usage);
+        return 0;
+      }
+      if (arg == "--both") {
+        if (both) throw std::invalid_argument("--both given twice");
         both = true;
-      else
-        args.emplace_back(argv[i]);
+      } else if (arg.size() > 1 && arg[0] == '-' && (arg[1] < '0' || arg[1] > '9')) {
+        throw std::invalid_argument("unknown option '" + arg + "'");
+      } else {
+        args.push_back(arg);
+      }
     }
-    if (args.size() > 2) throw std::invalid_argument("usage: loopback_copy [BYTES] [CHUNK] [--both]");
-    const std::uint64_t bytes = !args.empty() ? std::stoull(args[0]) : (std::uint64_t{4} << 30);
-    const std::size_t chunk = args.size() > 1 ? std::stoul(args[1]) : (std::size_t{1} << 20);
-    if (chunk == 0) throw std::invalid_argument("CHUNK must be positive");
+    if (args.size() > 2) throw std::invalid_argument("more than two numbers given");
+    // A number of `what` from 1 to `most`, all of `text` in decimal digits.
+    auto number = [](const std::string& text, const char* what, unsigned long long most) {
+      unsigned long long value = 0;
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+          !baseline::parse_count(text.c_str(), value) || value < 1 || value > most)
+        throw std::invalid_argument(std::string("expected ") + what + " from 1 to " + std::to_string(most) +
+                                    ", got '" + text + "'");
+      return value;
+    };
+    const std::uint64_t bytes =
+        !args.empty() ? number(args[0], "BYTES", 1ULL << 40) : (std::uint64_t{4} << 30);
+    const auto chunk =
+        static_cast<std::size_t>(args.size() > 1 ? number(args[1], "CHUNK", 64ULL << 20) : 1ULL << 20);
     asio::io_context io;
     tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
     const auto port = acceptor.local_endpoint().port();
@@ -175,6 +198,9 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(bytes), secs, together, first_secs, a_first ? other_rate : first_rate,
         a_first ? first_rate : other_rate, ab, ba, 2 * static_cast<double>(bytes) / secs, cpu,
         2 * static_cast<double>(bytes) / cpu);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "loopback_copy: %s\n%s\n", e.what(), usage);
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loopback_copy: %s\n", e.what());
     return 1;
