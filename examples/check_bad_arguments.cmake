@@ -25,3 +25,4 @@ execute_process(COMMAND ${EXCHANGE} --help OUTPUT_VARIABLE help RESULT_VARIABLE 
 if(NOT rc EQUAL 0 OR help MATCHES "Usage:" OR NOT help MATCHES "Worker Options:.*--workers")
   message(FATAL_ERROR "`exchange --help` exited with ${rc} and printed: ${help}")
 endif()
+expect_failure(2 "BATCH is too large: .99999999999999999999999. .at most 18446744073709551615." ${EXCHANGE} 99999999999999999999999 1)

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,13 +66,20 @@ inline timely::Config config_without_positionals(int argc, char** argv) {
 inline std::uint64_t parse_count(const std::string& text, const char* what) {
   std::size_t used = 0;
   unsigned long long value = 0;
+  bool too_large = false;
   try {
     value = std::stoull(text, &used);
+  } catch (const std::out_of_range&) {
+    too_large = true;
   } catch (const std::exception&) {
     used = 0;
   }
   // Digits only: stoull alone would take leading blanks, a sign (wrapping "-5") and "+5".
-  if (used != text.size() || text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && too_large)
+    throw timely::ConfigError(std::string(what) + " is too large: '" + text + "' (at most " +
+                              std::to_string(std::numeric_limits<unsigned long long>::max()) + ")");
+  if (!digits || used != text.size())
     throw timely::ConfigError(std::string("expected a non-negative whole number for ") + what + ", got '" +
                               text + "'");
   return value;
