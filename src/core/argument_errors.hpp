@@ -1,7 +1,11 @@
 /// \file
-/// `describe_parse_error`: a CLI11 parse error in the words of timely's programs, for the worker
-/// options (`execute.cpp`) and for `timely-run` (`src/tools/run`). Internal: not installed.
+/// The worker options' argument checks and errors, shared by `execute.cpp` and `timely-run`
+/// (`src/tools/run`). Internal: not installed.
 ///
+/// `whole_number`: a CLI11 validator of a decimal whole number in a range, in our words (CLI11's
+/// `Range` says "Value 2.5 not in range" of what is not a number, and accepts "0x2" and " 2").
+///
+/// `describe_parse_error`: a CLI11 parse error in our words.
 /// CLI11 says `--workers: 1 required UINT:N missing` for an option without its value,
 /// `At Most 1 required but received 2` for one given twice, and lists unknown options in the
 /// order it was handed them. These become `--workers needs a value (UINT:N) after it`,
@@ -18,6 +22,21 @@
 #include <CLI/CLI.hpp>
 
 namespace timely::detail {
+
+/// Accepts decimal digits only, `least` to `most` (`most` below 10^9); else says
+/// "expected WHAT from LEAST to MOST, got 'TEXT'".
+inline CLI::Validator whole_number(const char* what, unsigned long least, unsigned long most) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoul(text) < least || std::stoul(text) > most)
+          return std::string("expected ") + what + " from " + std::to_string(least) + " to " +
+                 std::to_string(most) + ", got '" + text + "'";
+        return {};
+      },
+      "N");
+}
 
 inline std::string describe_parse_error(const CLI::ParseError& error, bool reversed) {
   const std::string_view what = error.what();

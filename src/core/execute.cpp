@@ -58,37 +58,17 @@ struct Parsed {
 void add_options(CLI::App& app, Parsed& p) {
   app.set_help_flag("--help", "Print this help and exit");
   app.add_option("-w,--workers,--threads", p.workers, "Worker threads per process, 1 to 4096 (default 1)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            const bool digits = !text.empty() && text.size() <= 4 &&
-                                text.find_first_not_of("0123456789") == std::string::npos;
-            if (!digits || std::stoul(text) < 1 || std::stoul(text) > 4096)
-              return "expected a whole number of workers from 1 to 4096, got '" + text + "'";
-            return {};
-          },
-          "N"))
+      ->check(detail::whole_number("a whole number of workers", 1, 4096))
       ->option_text("N");
   app.add_option("--progress-mode", p.mode,
                  "When workers exchange progress: eager or demand (default demand)")
       ->check(CLI::IsMember({"eager", "demand"}))
       ->option_text("MODE");
-  const auto whole = [](const char* what, unsigned long least, unsigned long most) {
-    return CLI::Validator(
-        [=](std::string& text) -> std::string {
-          const bool digits =
-              !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
-          if (!digits || std::stoul(text) < least || std::stoul(text) > most)
-            return std::string("expected ") + what + " from " + std::to_string(least) + " to " +
-                   std::to_string(most) + ", got '" + text + "'";
-          return {};
-        },
-        "N");
-  };
   app.add_option("-n,--processes", p.processes, "Processes in the computation, 1 to 65536 (default 1)")
-      ->check(whole("a whole number of processes", 1, 65536))
+      ->check(detail::whole_number("a whole number of processes", 1, 65536))
       ->option_text("P");
   app.add_option("-p,--process", p.process, "This process's index, 0 to P-1 (default 0)")
-      ->check(whole("a process index", 0, 65535))
+      ->check(detail::whole_number("a process index", 0, 65535))
       ->option_text("I");
   app.add_option("-h,--hostfile", p.hostfile,
                  "File of host:port lines, line i for process i (default localhost:2101, 2102, ...)")
@@ -104,7 +84,7 @@ void add_options(CLI::App& app, Parsed& p) {
       ->option_text("HOST:PORT");
   app.add_option("--listen-port", p.listen_port,
                  "Under a rendezvous, the port this process listens on, 0 to 65535 (default 0: any free one)")
-      ->check(whole("a port", 0, 65535))
+      ->check(detail::whole_number("a port", 0, 65535))
       ->option_text("PORT");
   app.add_flag("-r,--report", p.report, "Report connection events on standard error");
   app.add_flag("-z,--zerocopy", p.zerocopy, "Serialize messages between the workers of this process too");

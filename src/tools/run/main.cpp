@@ -15,7 +15,8 @@
 // exits 128 + SIGPIPE, as a pipeline's writer would; the processes themselves start with SIGPIPE's
 // default action. Otherwise it exits 0 once all have. The processes die with timely-run (PR_SET_PDEATHSIG),
 // even if it is killed. Exit status 2: bad arguments of timely-run itself, or program arguments
-// that give an option timely-run sets (-n, -p, --rendezvous, --launcher; -w if timely-run has it).
+// that give an option timely-run sets (-n, -p, --rendezvous, --launcher; -w if timely-run has it)
+// or a hostfile.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -195,20 +196,8 @@ void signal_all(std::vector<Child>& children, int signal) {
     if (c.pid > 0 && !c.status) ::kill(-c.pid, signal);  // its whole group: the program's own children too
 }
 
-/// A CLI11 validator of a whole number from 1 to `most`, in our words (CLI11's `Range` says
-/// "Value 2.5 not in range" of what is not a number, and accepts "0x2" and " 2").
-CLI::Validator whole_number(const char* what, std::size_t most) {
-  return CLI::Validator(
-      [what, most](std::string& text) -> std::string {
-        const bool digits =
-            !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || std::stoul(text) < 1 || std::stoul(text) > most)
-          return std::string("expected a whole number of ") + what + " from 1 to " + std::to_string(most) +
-                 ", got '" + text + "'";
-        return {};
-      },
-      "N");
-}
+/// The usage line.
+constexpr const char* usage = "timely-run -n P [-w W] [--output-dir DIR] [--] PROGRAM ARGS...";
 
 /// The worker option that `arg`, one of the program's arguments, gives, if timely-run gives it
 /// to every process itself (or if it contradicts what timely-run gives); "" otherwise. Short
@@ -234,7 +223,6 @@ std::string clashing_option(const std::string& arg, bool sets_workers) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* const usage = "timely-run -n P [-w W] [--output-dir DIR] [--] PROGRAM ARGS...";
   CLI::App app(
       "Runs P processes of a timely program on this machine, meeting at a rendezvous on a free "
       "loopback port; each line of their output prefixed with [process].",
@@ -242,7 +230,7 @@ int main(int argc, char** argv) {
   // CLI11's usage line would say `timely-run [OPTIONS]`: a prefix command is not shown.
   struct Usage : CLI::Formatter {
     std::string make_usage(const CLI::App*, std::string) const override {
-      return "Usage: timely-run -n P [-w W] [--output-dir DIR] [--] PROGRAM ARGS...\n";
+      return std::string("Usage: ") + usage + "\n";
     }
   };
   app.formatter(std::make_shared<Usage>());
@@ -251,10 +239,10 @@ int main(int argc, char** argv) {
   std::optional<std::string> output_dir;
   app.set_help_flag("--help", "Print this help and exit");  // not -h: a program's -h is its hostfile
   app.add_option("-n,--processes", processes, "Processes to start, 1 to 1024 (required)")
-      ->check(whole_number("processes", 1024))
+      ->check(timely::detail::whole_number("a whole number of processes", 1, 1024))
       ->option_text("P");
   app.add_option("-w,--workers", workers, "Worker threads per process, 1 to 4096 (passed on as -w W)")
-      ->check(whole_number("workers", 4096))
+      ->check(timely::detail::whole_number("a whole number of workers", 1, 4096))
       ->option_text("W");
   app.add_option("--output-dir", output_dir,
                  "Write process i's output to DIR/i.out and DIR/i.err, unprefixed")
