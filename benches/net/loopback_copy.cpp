@@ -151,27 +151,29 @@ int main(int argc, char** argv) {
     std::mutex first_mutex;                       // the first reader to finish samples the other
     double first_secs = 0;
     std::uint64_t other_at_first = 0;
+    bool a_saw_end_first = false;  // b->a finished first
     std::atomic<bool> go{false};
     const double cpu0 = cpu_seconds();
     const auto start = Clock::now();
     auto wait_go = [&] {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
     };
-    auto finished = [&](double secs, const std::atomic<std::uint64_t>& other) {
+    auto finished = [&](double secs, const std::atomic<std::uint64_t>& other, bool at_a_end) {
       std::lock_guard lock(first_mutex);
       if (first_secs > 0) return;
       first_secs = secs;
       other_at_first = other.load(std::memory_order_relaxed);
+      a_saw_end_first = at_a_end;
     };
     std::thread read_a([&] {
       got_a = read_all(a, chunk, &at_a);
       secs_a = since(start);
-      finished(secs_a, at_b);
+      finished(secs_a, at_b, true);
     });
     std::thread read_b([&] {
       got_b = read_all(b, chunk, &at_b);
       secs_b = since(start);
-      finished(secs_b, at_a);
+      finished(secs_b, at_a, false);
     });
     std::thread write_b([&] {
       wait_go();
@@ -188,16 +190,15 @@ int main(int argc, char** argv) {
                                " bytes");
     const double ab = static_cast<double>(bytes) / secs_b, ba = static_cast<double>(bytes) / secs_a;
     const double together = static_cast<double>(bytes + other_at_first) / first_secs / 2;
-    const bool a_first = secs_a <= secs_b;  // then b->a finished first: a's reader saw the end
     const double first_rate = static_cast<double>(bytes) / first_secs;
     const double other_rate = static_cast<double>(other_at_first) / first_secs;
     std::printf(
         "loopback both ways: %llu bytes each way in %.3f s: %.3e bytes/s each way while both ran "
         "(%.3f s; a->b %.3e, b->a %.3e); own rates a->b %.3e, b->a %.3e; %.3e bytes/s total; "
         "cpu %.3f s: %.3e bytes per cpu-second\n",
-        static_cast<unsigned long long>(bytes), secs, together, first_secs, a_first ? other_rate : first_rate,
-        a_first ? first_rate : other_rate, ab, ba, 2 * static_cast<double>(bytes) / secs, cpu,
-        2 * static_cast<double>(bytes) / cpu);
+        static_cast<unsigned long long>(bytes), secs, together, first_secs,
+        a_saw_end_first ? other_rate : first_rate, a_saw_end_first ? first_rate : other_rate, ab, ba,
+        2 * static_cast<double>(bytes) / secs, cpu, 2 * static_cast<double>(bytes) / cpu);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "loopback_copy: %s\n%s\n", e.what(), usage);
     return 2;
