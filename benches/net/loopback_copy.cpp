@@ -1,7 +1,7 @@
 // loopback_copy: the physical baseline for the cluster allocator. Sends BYTES bytes (in writes
-// of CHUNK bytes) from one thread to another over a TCP loopback connection, as fast as the
-// kernel allows, and prints the rate. Compare with the bytes/s of `exchange` across two
-// processes (benches/net/cluster_medians.sh runs both).
+// of CHUNK bytes, one system call each) from one thread to another over a TCP loopback connection, as fast as
+// the kernel allows, and prints the rate. Compare with the bytes/s of `exchange` across two processes
+// (benches/net/cluster_medians.sh runs both).
 //
 //   loopback_copy [BYTES] [CHUNK] [--both]      (defaults: 4 GiB, 1 MiB; at most 2^40 and 64 MiB)
 //
@@ -76,7 +76,12 @@ void write_all(tcp::socket& socket, std::uint64_t bytes, std::size_t chunk) {
   std::uint64_t sent = 0;
   while (sent < bytes) {
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - sent));
-    asio::write(socket, asio::buffer(buf.data(), n));
+    // One system call per CHUNK where the kernel takes it whole: asio's default completion
+    // condition would hand the kernel at most 64 KiB a call.
+    const auto whole = [](const boost::system::error_code& ec, std::size_t) -> std::size_t {
+      return ec ? 0 : std::size_t{1} << 30;
+    };
+    asio::write(socket, asio::buffer(buf.data(), n), whole);
     sent += n;
   }
   socket.shutdown(tcp::socket::shutdown_send);

@@ -172,7 +172,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
       }
       if (direct) {
         boost::system::error_code ec;
-        asio::write(link.socket, asio::buffer(frames), ec);
+        asio::write(link.socket, asio::buffer(frames), networking::WholeWrites{}, ec);
         if (ec) {
           lost_while_sending(link, ec.message());
           stats_->set_state(link.peer, ConnectionState::Failed);
@@ -418,7 +418,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           buffers.clear();
           for (auto& b : batch) buffers.emplace_back(asio::buffer(b));
           boost::system::error_code ec;
-          asio::write(link.socket, buffers, ec);
+          asio::write(link.socket, buffers, networking::WholeWrites{}, ec);
           if (ec) throw SendFailed(ec.message());
           for (const auto& b : batch) stats_->sent(link.peer, b.size(), count_frames(b));
           std::lock_guard lock(link.mutex);

@@ -46,7 +46,7 @@ void read_exact(tcp::socket& socket, std::uint8_t* data, std::size_t n, Clock::t
 
 void write_all(tcp::socket& socket, const void* data, std::size_t n, const std::string& what) {
   boost::system::error_code ec;
-  asio::write(socket, asio::buffer(data, n), ec);
+  asio::write(socket, asio::buffer(data, n), WholeWrites{}, ec);
   if (ec) throw NetworkError("timely: " + what + ": " + ec.message());
 }
 
