@@ -20,9 +20,16 @@ expect_failure(1 "is not a regular file" ${WORDCOUNT} /tmp -w 2)
 expect_failure(0 "usage: exchange" ${EXCHANGE} --help)
 expect_failure(2 "--strings given twice" ${EXCHANGE} 10 10 --strings --strings)
 expect_failure(2 "takes no positional arguments. got 1 positional argument: 'foo'" ${HELLO} foo)
-# One usage line: ours, then the worker options (CLI11's own "Usage:" line is left out).
+# An example without arguments of its own goes straight from its usage line to the worker options.
+execute_process(COMMAND ${HELLO} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc TIMEOUT 30)
+if(NOT rc EQUAL 0 OR help MATCHES "\nArguments:" OR NOT help MATCHES "^usage: hello[^\n]*\n\nWorker Options:")
+  message(FATAL_ERROR "`hello --help` exited with ${rc} and printed: ${help}")
+endif()
+# One usage line: ours, then the example's own arguments, then the worker options (CLI11's own
+# "Usage:" line is left out).
 execute_process(COMMAND ${EXCHANGE} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc TIMEOUT 30)
-if(NOT rc EQUAL 0 OR help MATCHES "Usage:" OR NOT help MATCHES "Worker Options:.*--workers")
+if(NOT rc EQUAL 0 OR help MATCHES "Usage:" OR
+   NOT help MATCHES "\nArguments:\n.*--columnar +carry the records in columnar batches.*Worker Options:.*--workers")
   message(FATAL_ERROR "`exchange --help` exited with ${rc} and printed: ${help}")
 endif()
 expect_failure(2 "BATCH is too large: .99999999999999999999999. .at most 18446744073709551615." ${EXCHANGE} 99999999999999999999999 1)

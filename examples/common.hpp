@@ -20,17 +20,21 @@
 namespace examples {
 
 /// Runs `body()`; prints usage for --help (exit 0), a bad-argument message (exit 2) or any
-/// other error (exit 1) on stderr.
+/// other error (exit 1) on stderr. `options` describes the example's own arguments for --help,
+/// a line each ("  --name VALUE   what it does"), printed before the worker options; empty for
+/// an example with none.
 template <class F>
-int guarded_main(const char* name, const char* usage, F&& body) {
+int guarded_main(const char* name, const char* usage, const char* options, F&& body) {
   try {
     body();
     return 0;
   } catch (const timely::HelpRequested& help) {
     // The text opens with CLI11's own usage line and a generic positional; ours replaces both.
-    std::string_view options = help.what();
-    if (const auto at = options.find("Options:"); at != std::string_view::npos) options.remove_prefix(at);
-    std::printf("usage: %s %s\n\nWorker %.*s", name, usage, static_cast<int>(options.size()), options.data());
+    std::string_view worker = help.what();
+    if (const auto at = worker.find("Options:"); at != std::string_view::npos) worker.remove_prefix(at);
+    std::printf("usage: %s %s\n\n", name, usage);
+    if (*options != '\0') std::printf("Arguments:\n%s\n", options);
+    std::printf("Worker %.*s", static_cast<int>(worker.size()), worker.data());
     return 0;
   } catch (const timely::ConfigError& e) {
     std::fprintf(stderr, "%s: %s\nusage: %s %s\n", name, e.what(), name, usage);
@@ -42,6 +46,13 @@ int guarded_main(const char* name, const char* usage, F&& body) {
     std::fprintf(stderr, "%s: error: %s\n", name, e.what());
     return 1;
   }
+}
+
+/// `guarded_main` for an example with no options of its own (its positional arguments, if any,
+/// are in `usage`).
+template <class F>
+int guarded_main(const char* name, const char* usage, F&& body) {
+  return guarded_main(name, usage, "", std::forward<F>(body));
 }
 
 /// The error for positional arguments that do not fit the usage: `expected` (what the usage

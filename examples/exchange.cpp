@@ -69,26 +69,33 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, bool
 }  // namespace
 
 int main(int argc, char** argv) {
-  return examples::guarded_main("exchange", "BATCH ROUNDS [--strings] [--columnar] [--quiet] [-w N]", [&] {
-    std::vector<char*> args(argv, argv + argc);
-    const bool strings = examples::take_switch(args, "--strings");
-    const bool columnar = examples::take_switch(args, "--columnar");
-    const bool quiet = examples::take_switch(args, "--quiet");
-    auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
-    if (config.positional.size() != 2)
-      throw examples::positional_error(config.positional, "expected BATCH and ROUNDS");
-    const auto batch = examples::parse_count(config.positional[0], "BATCH");
-    const auto rounds = examples::parse_count(config.positional[1], "ROUNDS");
-    namespace columns = timely::container::columnar;
-    timely::execute(config, [&](timely::Worker& worker) {
-      if (strings && columnar)
-        run<Text, columns::Batch<Text>>(worker, batch, rounds, quiet);
-      else if (strings)
-        run<Text, std::vector<Text>>(worker, batch, rounds, quiet);
-      else if (columnar)
-        run<std::uint64_t, columns::Batch<std::uint64_t>>(worker, batch, rounds, quiet);
-      else
-        run<std::uint64_t, std::vector<std::uint64_t>>(worker, batch, rounds, quiet);
-    });
-  });
+  constexpr const char* options =
+      "  BATCH          records each worker sends a round\n"
+      "  ROUNDS         rounds; each waits for the one before to complete\n"
+      "  --strings      (u64, string of 5 to 15 bytes) records instead of u64s\n"
+      "  --columnar     carry the records in columnar batches instead of std::vector\n"
+      "  --quiet        no progress line on stderr\n";
+  return examples::guarded_main(
+      "exchange", "BATCH ROUNDS [--strings] [--columnar] [--quiet] [-w N]", options, [&] {
+        std::vector<char*> args(argv, argv + argc);
+        const bool strings = examples::take_switch(args, "--strings");
+        const bool columnar = examples::take_switch(args, "--columnar");
+        const bool quiet = examples::take_switch(args, "--quiet");
+        auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
+        if (config.positional.size() != 2)
+          throw examples::positional_error(config.positional, "expected BATCH and ROUNDS");
+        const auto batch = examples::parse_count(config.positional[0], "BATCH");
+        const auto rounds = examples::parse_count(config.positional[1], "ROUNDS");
+        namespace columns = timely::container::columnar;
+        timely::execute(config, [&](timely::Worker& worker) {
+          if (strings && columnar)
+            run<Text, columns::Batch<Text>>(worker, batch, rounds, quiet);
+          else if (strings)
+            run<Text, std::vector<Text>>(worker, batch, rounds, quiet);
+          else if (columnar)
+            run<std::uint64_t, columns::Batch<std::uint64_t>>(worker, batch, rounds, quiet);
+          else
+            run<std::uint64_t, std::vector<std::uint64_t>>(worker, batch, rounds, quiet);
+        });
+      });
 }

@@ -42,6 +42,13 @@ namespace {
 
 constexpr const char* kUsage =
     "[--file F] [--limit N] [--shuffle MINUTES] [--seed S] [--delay MINUTES] [--out FILE] [worker args]";
+constexpr const char* kOptions =
+    "  --file F             the flights CSV (default data/flights-3m.csv)\n"
+    "  --limit N            read the first N records only\n"
+    "  --shuffle MINUTES    shuffle the records within each bucket of MINUTES of event time\n"
+    "  --seed S             the shuffle's seed (default 1)\n"
+    "  --delay MINUTES      the watermark trails the largest event time seen by this much (default 30)\n"
+    "  --out FILE           write every result, sorted, to FILE (FILE.p for process p)\n";
 
 using flights::Airport;
 using flights::airport_name;
@@ -113,7 +120,7 @@ struct WorkerResult {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return examples::guarded_main("flights", kUsage, [&] {
+  return examples::guarded_main("flights", kUsage, kOptions, [&] {
     std::vector<char*> args(argv, argv + argc);
     const std::string file = examples::take_text(args, "--file").value_or(TIMELY_DEFAULT_FLIGHTS);
     const std::uint64_t limit = examples::take_count(args, "--limit").value_or(UINT64_MAX);

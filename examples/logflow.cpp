@@ -49,6 +49,12 @@ using flights::Time;
 namespace {
 
 constexpr const char* kUsage = "--log DIR [--file F] [--limit N] [--partitions P] [--out FILE] [worker args]";
+constexpr const char* kOptions =
+    "  --log DIR          the durable log's directory (a fresh one per run)\n"
+    "  --file F           the flights CSV (default data/flights-3m.csv)\n"
+    "  --limit N          load the first N records only\n"
+    "  --partitions P     partitions of the flights stream (default 4)\n"
+    "  --out FILE         write the means stream's records, sorted, to FILE\n";
 
 /// Loads the partitions `p % peers == index` of stream `flights`: each holds the records of the
 /// origins `o` with `o % partitions == p`, in file order (the file is in time order). Returns
@@ -119,7 +125,7 @@ std::vector<std::string> dump(const dur::Log& log, const std::string& stream, bo
 }  // namespace
 
 int main(int argc, char** argv) {
-  return examples::guarded_main("logflow", kUsage, [&] {
+  return examples::guarded_main("logflow", kUsage, kOptions, [&] {
     std::vector<char*> args(argv, argv + argc);
     const auto dir = examples::take_text(args, "--log");
     const std::string file = examples::take_text(args, "--file").value_or(TIMELY_DEFAULT_FLIGHTS);

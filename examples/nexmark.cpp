@@ -37,6 +37,12 @@ namespace nx = timely::streaming::nexmark;
 namespace {
 
 constexpr const char* kUsage = "--query N --events E [--rate R] [--seed S] [--group G] [-w N] [worker args]";
+constexpr const char* kOptions =
+    "  --query N      the query: 0-9 or 11\n"
+    "  --events E     events to generate, over all workers\n"
+    "  --rate R       release the events at R events/s and report latencies (default: at once)\n"
+    "  --seed S       the generator's seed (default 0)\n"
+    "  --group G      the generator's out-of-order group size (default 1)\n";
 
 /// What one worker measured.
 struct WorkerResult {
@@ -90,7 +96,7 @@ WorkerResult run(timely::Worker& worker, const nx::GeneratorConfig& config,
 }  // namespace
 
 int main(int argc, char** argv) {
-  return examples::guarded_main("nexmark", kUsage, [&] {
+  return examples::guarded_main("nexmark", kUsage, kOptions, [&] {
     std::vector<char*> args(argv, argv + argc);
     const auto query = examples::take_count(args, "--query");
     const auto events = examples::take_count(args, "--events");

@@ -34,6 +34,13 @@ namespace {
 constexpr const char* kUsage =
     "NODES EDGES [--rounds R] [--quiet] [-w N] | --graph FILE [--iterations K] [--undirected] [--quiet] [-w "
     "N]";
+constexpr const char* kOptions =
+    "  NODES EDGES        incremental PageRank on a random graph of NODES nodes and EDGES edges\n"
+    "  --rounds R         rounds of one edge added and the oldest removed (default 999)\n"
+    "  --graph FILE       standard PageRank on an edge list (\"SRC DST\" lines, '#' comments)\n"
+    "  --iterations K     iterations of standard PageRank (default 20)\n"
+    "  --undirected       follow each edge of FILE both ways\n"
+    "  --quiet            no progress line on stderr\n";
 constexpr std::size_t kTop = 10;
 constexpr std::uint64_t kDefaultIterations = 20;
 constexpr std::uint64_t kDefaultRounds = 999;
@@ -107,7 +114,7 @@ void run_incremental(const graphs::GraphInput& graph, const timely::Config& conf
 }  // namespace
 
 int main(int argc, char** argv) {
-  return examples::guarded_main("pagerank", kUsage, [&] {
+  return examples::guarded_main("pagerank", kUsage, kOptions, [&] {
     using namespace timely::dataflow::operators;
     std::vector<char*> args(argv, argv + argc);
     const bool quiet = examples::take_switch(args, "--quiet");

@@ -68,7 +68,10 @@ std::string read_share(const std::string& path, std::size_t index, std::size_t p
 /// dataflow.
 template <class Build>
 int main(int argc, char** argv, const char* name, const char* default_text, Build build) {
-  return examples::guarded_main(name, "[FILE] [--quiet] [-w N]", [&] {
+  constexpr const char* options =
+      "  FILE       the text to count the words of (default data/gcide.txt)\n"
+      "  --quiet    no progress line on stderr\n";
+  return examples::guarded_main(name, "[FILE] [--quiet] [-w N]", options, [&] {
     std::vector<char*> args(argv, argv + argc);
     const bool quiet = examples::take_switch(args, "--quiet");
     auto config = timely::Config::from_args(static_cast<int>(args.size()), args.data());
