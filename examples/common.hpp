@@ -48,8 +48,8 @@ int guarded_main(const char* name, const char* usage, const char* options, F&& b
   }
 }
 
-/// `guarded_main` for an example with no options of its own (its positional arguments, if any,
-/// are in `usage`).
+/// `guarded_main` for an example with no arguments of its own to describe (its positional
+/// ones, if any, are in `usage`).
 template <class F>
 int guarded_main(const char* name, const char* usage, F&& body) {
   return guarded_main(name, usage, "", std::forward<F>(body));

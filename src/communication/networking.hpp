@@ -45,6 +45,7 @@ struct WholeWrites {
     return ec ? 0 : std::size_t{1} << 30;
   }
 };
+
 /// `n` bytes from a peer as text safe to print: control characters become \xNN escapes.
 std::string printable(const char* data, std::size_t n);
 /// "process 3 (host:port)".
