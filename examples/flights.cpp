@@ -43,12 +43,13 @@ namespace {
 constexpr const char* kUsage =
     "[--file F] [--limit N] [--shuffle MINUTES] [--seed S] [--delay MINUTES] [--out FILE] [worker args]";
 constexpr const char* kOptions =
-    "  --file F             the flights CSV (default data/flights-3m.csv)\n"
+    "  --file F             the flights CSV (default: the source tree's data/flights-3m.csv)\n"
     "  --limit N            read the first N records only\n"
     "  --shuffle MINUTES    shuffle the records within each bucket of MINUTES of event time\n"
     "  --seed S             the shuffle's seed (default 1)\n"
     "  --delay MINUTES      the watermark trails the largest event time seen by this much (default 30)\n"
-    "  --out FILE           write every result, sorted, to FILE (FILE.p for process p)\n";
+    "  --out FILE           write every result, sorted, to FILE (with several processes, process p\n"
+    "                       writes FILE.p)\n";
 
 using flights::Airport;
 using flights::airport_name;

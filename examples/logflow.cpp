@@ -51,7 +51,7 @@ namespace {
 constexpr const char* kUsage = "--log DIR [--file F] [--limit N] [--partitions P] [--out FILE] [worker args]";
 constexpr const char* kOptions =
     "  --log DIR          the durable log's directory (a fresh one per run)\n"
-    "  --file F           the flights CSV (default data/flights-3m.csv)\n"
+    "  --file F           the flights CSV (default: the source tree's data/flights-3m.csv)\n"
     "  --limit N          load the first N records only\n"
     "  --partitions P     partitions of the flights stream (default 4)\n"
     "  --out FILE         write the means stream's records, sorted, to FILE\n";

@@ -69,7 +69,7 @@ std::string read_share(const std::string& path, std::size_t index, std::size_t p
 template <class Build>
 int main(int argc, char** argv, const char* name, const char* default_text, Build build) {
   constexpr const char* options =
-      "  FILE       the text to count the words of (default data/gcide.txt)\n"
+      "  FILE       the text to count the words of (default: the source tree's data/gcide.txt)\n"
       "  --quiet    no progress line on stderr\n";
   return examples::guarded_main(name, "[FILE] [--quiet] [-w N]", options, [&] {
     std::vector<char*> args(argv, argv + argc);

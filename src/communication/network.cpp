@@ -510,10 +510,13 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         if (ec == asio::error::eof) {
           if (link.received_eos && begin == end) return;  // clean shutdown
           if (stopping_.load()) return;
-          throw NetworkError("timely: lost " + who + ": connection closed without an end-of-stream marker" +
-                             (begin == end ? std::string(" (did the process crash or get killed?)")
-                                           : " in the middle of a frame (" + std::to_string(end - begin) +
-                                                 " bytes of it received)"));
+          throw NetworkError(
+              "timely: lost " + who + ": connection closed without an end-of-stream marker" +
+              (begin == end
+                   ? std::string(
+                         " (did it crash or get killed, or give up on this process after hearing nothing "
+                         "from it for too long?)")
+                   : " in the middle of a frame (" + std::to_string(end - begin) + " bytes of it received)"));
         }
         if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::interrupted)
           continue;
