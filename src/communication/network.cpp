@@ -474,6 +474,14 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     auto pool = std::make_shared<SlabPool>();
     std::size_t capacity = slab_bytes;
     std::shared_ptr<std::uint8_t[]> slab = pool->take(capacity);
+    // Frames from large_frame to huge_frame bytes are read one at a time, each into a slab
+    // with room for it (see below). `large` is the size of the last one, 0 before the first,
+    // after a larger one (slabs for those are not kept), and once a standard slab's worth of
+    // smaller frames followed it.
+    constexpr std::size_t large_frame = slab_bytes / 16;
+    constexpr std::size_t huge_frame = SlabPool::kept_bytes / 4;
+    std::size_t large = 0;
+    std::size_t small_since = 0;      // bytes of smaller frames since the last large one
     std::size_t begin = 0;            // first unparsed byte
     std::size_t end = 0;              // one past the last received byte
     std::uint64_t stream_offset = 0;  // stream offset of slab[begin]
@@ -491,22 +499,42 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
                                " ms (the process may be stopped, or the network cut)");
           continue;
         }
-        if (end == capacity) {
+        // The size of the frame that starts at `begin`, once its header is in (0 before).
+        std::size_t pending = 0;
+        if (end - begin >= wire::header_size)
+          pending = wire::frame_size(
+              wire::parse_header({slab.get() + begin, end - begin}, limits, stream_offset).length);
+        // Where large frames stream in, read them one at a time and start each in a slab with
+        // room for it, so that none straddles two slabs (its first part would be copied to the
+        // next). Moving at most a header's bytes costs nothing; a frame of unexpected size may
+        // still straddle, and is moved below.
+        if (large != 0 && pending == 0 && capacity - begin < large && begin != 0) {
+          std::shared_ptr<std::uint8_t[]> fresh = pool->take(large);
+          std::memcpy(fresh.get(), slab.get() + begin, end - begin);
+          stats_->moved(link.peer, end - begin);
+          end -= begin;
+          begin = 0;
+          capacity = SlabPool::size_for(large);
+          slab = std::move(fresh);
+        }
+        if (end == capacity || (pending != 0 && begin + pending > capacity)) {
           // Make room: move the unparsed tail to a fresh slab big enough for the frame it starts.
-          std::size_t need = slab_bytes;
-          if (end - begin >= wire::header_size) {
-            const auto h = wire::parse_header({slab.get() + begin, end - begin}, limits, stream_offset);
-            need = std::max(need, wire::frame_size(h.length));
-          }
+          const std::size_t need = std::max(slab_bytes, pending);
           std::shared_ptr<std::uint8_t[]> fresh = pool->take(need);
           std::memcpy(fresh.get(), slab.get() + begin, end - begin);
+          stats_->moved(link.peer, end - begin);
           end -= begin;
           begin = 0;
           capacity = SlabPool::size_for(need);
           slab = std::move(fresh);
         }
+        std::size_t limit = capacity;
+        if (pending >= large_frame)
+          limit = begin + pending;  // the rest of this large frame, and no more
+        else if (large != 0)
+          limit = std::min(capacity, begin + large);  // as much as a large frame next, at most
         boost::system::error_code ec;
-        const auto n = link.socket.read_some(asio::buffer(slab.get() + end, capacity - end), ec);
+        const auto n = link.socket.read_some(asio::buffer(slab.get() + end, limit - end), ec);
         if (ec == asio::error::eof) {
           if (link.received_eos && begin == end) return;  // clean shutdown
           if (stopping_.load()) return;
@@ -533,6 +561,13 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           const auto h = wire::parse_header({slab.get() + begin, end - begin}, limits, stream_offset);
           const auto size = wire::frame_size(h.length);
           if (end - begin < size) break;
+          if (size < large_frame) {
+            small_since += size;
+            if (small_since >= slab_bytes) large = 0;
+          } else {
+            large = size <= huge_frame ? size : 0;
+            small_since = 0;
+          }
           const std::uint8_t* payload = slab.get() + begin + wire::header_size;
           switch (h.kind) {
             case wire::FrameKind::Data: {
@@ -570,9 +605,10 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         stats_->received(link.peer, n, frames);
         if (begin == end && end > capacity / 2) {
           // Everything parsed and the slab half used: continue in a recycled one rather than
-          // waiting for it to fill (the views into this one keep it alive until decoded).
-          slab = pool->take(slab_bytes);
-          capacity = slab_bytes;
+          // waiting for it to fill (the views into this one keep it alive until decoded), with
+          // room for the large frame expected next.
+          slab = pool->take(std::max(slab_bytes, large));
+          capacity = SlabPool::size_for(std::max(slab_bytes, large));
           begin = end = 0;
         }
       }

@@ -68,6 +68,17 @@ class NetworkStats {
     peers_[peer].bytes_received.fetch_add(bytes, std::memory_order_relaxed);
     peers_[peer].frames_received.fetch_add(frames, std::memory_order_relaxed);
   }
+  /// `bytes` of a frame partly read from `peer`'s connection moved to a fresh receive slab
+  /// because the frame would not fit in the rest of the one it began in.
+  void moved(std::size_t peer, std::uint64_t bytes) noexcept {
+    peers_[peer].bytes_moved.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  /// Bytes received from `peer` that the receive thread copied from one slab to another (see
+  /// `moved`); the rest were read in place where they arrived. Not part of `PeerStats` (nor of
+  /// the logs): a measure of the receive path's copying, for its tests and benchmarks.
+  [[nodiscard]] std::uint64_t bytes_moved(std::size_t peer) const noexcept {
+    return peers_[peer].bytes_moved.load(std::memory_order_relaxed);
+  }
   /// Sets `peer`'s state. `Failed` is final; `Closed` does not replace it.
   void set_state(std::size_t peer, ConnectionState state) noexcept {
     auto& slot = peers_[peer].state;
@@ -92,6 +103,7 @@ class NetworkStats {
   struct alignas(64) Counters {
     std::atomic<std::uint8_t> state{static_cast<std::uint8_t>(ConnectionState::None)};
     std::atomic<std::uint64_t> bytes_sent{0}, frames_sent{0}, bytes_received{0}, frames_received{0};
+    std::atomic<std::uint64_t> bytes_moved{0};
   };
   std::size_t processes_;
   std::size_t process_;
