@@ -19,8 +19,6 @@
 //
 // Both modes also print the process's CPU time (user + sys, getrusage) over the copy and the
 // bytes moved per CPU-second, which a loaded machine disturbs less than the wall-time rate.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -37,22 +35,13 @@
 #include <boost/asio.hpp>
 
 #include "../workloads/parse_count.hpp"
+#include "cpu_seconds.hpp"
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-/// User + system CPU seconds of the whole process so far.
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto secs = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
-  };
-  return secs(usage.ru_utime) + secs(usage.ru_stime);
-}
 
 /// Reads `socket` to its end; returns the bytes read. `progress`, if given, holds the bytes read
 /// so far, for another thread to sample.
@@ -136,12 +125,12 @@ int main(int argc, char** argv) {
 
     if (!both) {
       std::uint64_t received = 0;
-      const double cpu0 = cpu_seconds();
+      const double cpu0 = bench::process_cpu_seconds();
       const auto start = Clock::now();
       std::thread reader([&] { received = read_all(b, chunk); });
       write_all(a, bytes, chunk);
       reader.join();
-      const double secs = since(start), cpu = cpu_seconds() - cpu0;
+      const double secs = since(start), cpu = bench::process_cpu_seconds() - cpu0;
       if (received != bytes) throw std::runtime_error("received " + std::to_string(received) + " bytes");
       std::printf("loopback: %llu bytes in %.3f s: %.3e bytes/s; cpu %.3f s: %.3e bytes per cpu-second\n",
                   static_cast<unsigned long long>(bytes), secs, static_cast<double>(bytes) / secs, cpu,
@@ -158,7 +147,7 @@ int main(int argc, char** argv) {
     std::uint64_t other_at_first = 0;
     bool a_saw_end_first = false;  // b->a finished first
     std::atomic<bool> go{false};
-    const double cpu0 = cpu_seconds();
+    const double cpu0 = bench::process_cpu_seconds();
     const auto start = Clock::now();
     auto wait_go = [&] {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
@@ -189,7 +178,7 @@ int main(int argc, char** argv) {
     write_b.join();
     read_a.join();
     read_b.join();
-    const double secs = since(start), cpu = cpu_seconds() - cpu0;
+    const double secs = since(start), cpu = bench::process_cpu_seconds() - cpu0;
     if (got_a != bytes || got_b != bytes)
       throw std::runtime_error("received " + std::to_string(got_b) + " and " + std::to_string(got_a) +
                                " bytes");

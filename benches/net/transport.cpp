@@ -14,8 +14,6 @@
 // socket alone) and `exchange 100000 1000 --strings --columnar -n 2` (records pushed into a
 // batch, partitioned, sent, counted), run alternately: the copy less the transport is what the
 // allocator costs, the transport less the exchange what the records' work costs.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -32,6 +30,7 @@
 #include <timely/timely.hpp>
 
 #include "../workloads/parse_count.hpp"
+#include "cpu_seconds.hpp"
 
 namespace {
 
@@ -41,15 +40,6 @@ using Message = timely::dataflow::Message<std::uint64_t, Batch>;
 constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 // Channel ids of dataflows count up from 0; none is built here.
 constexpr std::size_t kChannel = 1u << 20;
-
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto secs = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
-  };
-  return secs(usage.ru_utime) + secs(usage.ru_stime);
-}
 
 /// A batch of the exchange example's records cut at the default capacity, borrowed from one
 /// serialized copy (so that each send copies a pointer, not the columns).
@@ -69,7 +59,7 @@ void run(timely::Worker& worker, std::uint64_t batches) {
   const Batch batch = prepared_batch();
   const std::uint64_t to_send = batches * (peers - 1), to_receive = to_send;
   std::uint64_t sent = 0, received = 0, received_records = 0;
-  const double cpu_start = cpu_seconds();
+  const double cpu_start = bench::process_cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   while (sent < to_send || received < to_receive) {
     if (sent < to_send) {
@@ -91,7 +81,7 @@ void run(timely::Worker& worker, std::uint64_t batches) {
       allocator.await_events(std::chrono::milliseconds(10));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu = cpu_seconds() - cpu_start;
+  const double cpu = bench::process_cpu_seconds() - cpu_start;
   if (received_records != to_receive * batch.size())
     throw timely::Error("transport: worker " + std::to_string(index) + " received " +
                         std::to_string(received_records) + " records, expected " +

@@ -504,22 +504,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         if (end - begin >= wire::header_size)
           pending = wire::frame_size(
               wire::parse_header({slab.get() + begin, end - begin}, limits, stream_offset).length);
-        // Where large frames stream in, read them one at a time and start each in a slab with
-        // room for it, so that none straddles two slabs (its first part would be copied to the
-        // next). Moving at most a header's bytes costs nothing; a frame of unexpected size may
-        // still straddle, and is moved below.
-        if (large != 0 && pending == 0 && capacity - begin < large && begin != 0) {
-          std::shared_ptr<std::uint8_t[]> fresh = pool->take(large);
-          std::memcpy(fresh.get(), slab.get() + begin, end - begin);
-          stats_->moved(link.peer, end - begin);
-          end -= begin;
-          begin = 0;
-          capacity = SlabPool::size_for(large);
-          slab = std::move(fresh);
-        }
-        if (end == capacity || (pending != 0 && begin + pending > capacity)) {
-          // Make room: move the unparsed tail to a fresh slab big enough for the frame it starts.
-          const std::size_t need = std::max(slab_bytes, pending);
+        // Moves the unparsed tail to a fresh slab of at least `need` bytes.
+        const auto move_tail = [&](std::size_t need) {
           std::shared_ptr<std::uint8_t[]> fresh = pool->take(need);
           std::memcpy(fresh.get(), slab.get() + begin, end - begin);
           stats_->moved(link.peer, end - begin);
@@ -527,7 +513,15 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
           begin = 0;
           capacity = SlabPool::size_for(need);
           slab = std::move(fresh);
-        }
+        };
+        // Where large frames stream in, read them one at a time and start each in a slab with
+        // room for it, so that none straddles two slabs (its first part would be copied to the
+        // next). Moving at most a header's bytes costs nothing; a frame of unexpected size may
+        // still straddle, and is moved below.
+        if (large != 0 && pending == 0 && capacity - begin < large && begin != 0) move_tail(large);
+        // Make room: move the unparsed tail to a fresh slab big enough for the frame it starts.
+        if (end == capacity || (pending != 0 && begin + pending > capacity))
+          move_tail(std::max(slab_bytes, pending));
         std::size_t limit = capacity;
         if (pending >= large_frame)
           limit = begin + pending;  // the rest of this large frame, and no more
