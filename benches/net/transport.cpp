@@ -9,11 +9,14 @@
 //
 //   transport [BATCHES] [worker arguments: -n 2 -p P -h HOSTS]      (default 1000, 1 to 10^7)
 //
-// Prints, per worker, the payload bytes sent and received (serialized batches) and the rate each
-// way, and the process's CPU seconds. Read it against `loopback_copy BYTES 1048576 --both` (the
-// socket alone) and `exchange 100000 1000 --strings --columnar -n 2` (records pushed into a
-// batch, partitioned, sent, counted), run alternately: the copy less the transport is what the
-// allocator costs, the transport less the exchange what the records' work costs.
+// Prints, per worker, the batches sent and received, one batch's records and serialized bytes,
+// the rate each way in serialized bytes (frame headers not counted), and the process's CPU
+// seconds. Workers of one process pass batches by pointer, so it runs in one process only with
+// -z (every batch serialized), and then measures no socket. Read it against `loopback_copy
+// BYTES 1048576 --both` (the socket alone) and `exchange 100000 1000 --strings --columnar -n 2`
+// (records pushed into a batch, partitioned, sent, counted), run alternately: the copy less the
+// transport is what the allocator costs, the transport less the exchange what the records'
+// work costs.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -62,6 +65,11 @@ void run(timely::Worker& worker, std::uint64_t batches) {
   const double cpu_start = bench::process_cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   while (sent < to_send || received < to_receive) {
+    // A lost peer poisons the allocator; its batches will not come (a dataflow's worker checks
+    // this in every step).
+    if (allocator.poisoned())
+      throw timely::WorkerAborted("transport: worker " + std::to_string(index) +
+                                  " stopped: another worker failed or a peer process was lost");
     if (sent < to_send) {
       const std::size_t target = (index + 1 + sent % (peers - 1)) % peers;
       pushers[target]->send(Message{sent, batch});
@@ -98,35 +106,35 @@ void run(timely::Worker& worker, std::uint64_t batches) {
 
 int main(int argc, char** argv) {
   const char* const usage =
-      "usage: transport [BATCHES] [-n 2 -p P -h HOSTS]  (BATCHES 1 to 10^7, default 1000)";
-  std::uint64_t batches = 1000;
-  std::vector<const char*> rest{argv[0]};
-  bool counted = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    // A leading digit is BATCHES; everything else is a worker argument.
-    if (!counted && !arg.empty() && arg[0] >= '0' && arg[0] <= '9' && (i == 1 || argv[i - 1][0] != '-')) {
-      unsigned long long value = 0;
-      if (!baseline::parse_count(argv[i], value) || value < 1 || value > 10'000'000) {
-        std::fprintf(stderr, "transport: expected BATCHES from 1 to 10000000, got '%s'\n%s\n", argv[i],
-                     usage);
-        return 2;
-      }
-      batches = value;
-      counted = true;
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
+      "usage: transport [BATCHES] [worker arguments]  (BATCHES 1 to 10^7, default 1000; workers in two "
+      "or more processes, or in one with -z)";
   try {
-    timely::execute_from_args(static_cast<int>(rest.size()), rest.data(), [&](timely::Worker& worker) {
-      if (worker.peers() < 2)
-        throw timely::Error("transport: needs at least two workers (-w 2, or -n 2 ...)");
-      run(worker, batches);
-    });
+    timely::Config config = timely::Config::from_args(argc, argv);
+    std::uint64_t batches = 1000;
+    if (config.positional.size() > 1)
+      throw timely::ConfigError("transport: one number expected (BATCHES), got '" + config.positional[0] +
+                                "' and '" + config.positional[1] + "'");
+    if (!config.positional.empty()) {
+      unsigned long long value = 0;
+      const std::string& text = config.positional[0];
+      if (!baseline::parse_count(text.c_str(), value) || value < 1 || value > 10'000'000)
+        throw timely::ConfigError("transport: expected BATCHES from 1 to 10000000, got '" + text + "'");
+      batches = value;
+    }
+    if (config.processes * config.workers < 2)
+      throw timely::ConfigError("transport: needs at least two workers (-n 2 ..., or -w 2 -z)");
+    // Workers of one process hand each other batches by pointer: nothing would be measured.
+    if (config.processes == 1 && !config.network.zerocopy)
+      throw timely::ConfigError(
+          "transport: workers of one process pass batches by pointer; run two processes (-n 2 -p P -h "
+          "HOSTS) or serialize with -z");
+    timely::execute(std::move(config), [&](timely::Worker& worker) { run(worker, batches); });
   } catch (const timely::HelpRequested& help) {
     std::printf("%s\n%s", usage, help.what());
-  } catch (const timely::Error& e) {
+  } catch (const timely::ConfigError& e) {
+    std::fprintf(stderr, "%s\n%s\n", e.what(), usage);
+    return 2;
+  } catch (const timely::Error& e) {  // a lost peer, a failed worker
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   }

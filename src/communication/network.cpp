@@ -185,10 +185,15 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         return;
       }
     }
+    // Once the send thread has ended on a failure, nothing would send a queued frame: the
+    // queue would only grow. Raise the failure, as the direct write does.
+    std::exception_ptr failed;
     {
       std::lock_guard lock(link.mutex);
-      link.queue.push_back(std::move(frames));
+      if (link.sender_finished || link.aborting) failed = shared_->failure();
+      if (!failed) link.queue.push_back(std::move(frames));
     }
+    if (failed) std::rethrow_exception(failed);
     link.cv.notify_one();
   }
 
@@ -475,9 +480,10 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     std::size_t capacity = slab_bytes;
     std::shared_ptr<std::uint8_t[]> slab = pool->take(capacity);
     // Frames from large_frame to huge_frame bytes are read one at a time, each into a slab
-    // with room for it (see below). `large` is the size of the last one, 0 before the first,
-    // after a larger one (slabs for those are not kept), and once a standard slab's worth of
-    // smaller frames followed it.
+    // with room for it (see below). `large` is the size of the last one: 0 before the first,
+    // after a larger one (the pool keeps up to four slabs of huge_frame bytes; larger frames
+    // are read as before, and may straddle), and once a standard slab's worth of smaller
+    // frames followed it. A frame larger than the last large one may straddle too.
     constexpr std::size_t large_frame = slab_bytes / 16;
     constexpr std::size_t huge_frame = SlabPool::kept_bytes / 4;
     std::size_t large = 0;

@@ -74,8 +74,10 @@ class NetworkStats {
     peers_[peer].bytes_moved.fetch_add(bytes, std::memory_order_relaxed);
   }
   /// Bytes received from `peer` that the receive thread copied from one slab to another (see
-  /// `moved`); the rest were read in place where they arrived. Not part of `PeerStats` (nor of
-  /// the logs): a measure of the receive path's copying, for its tests and benchmarks.
+  /// `moved`); the rest were read in place where they arrived. A stream of frames of one size
+  /// up to 16 MiB is read without copies after its first frame; frames over 16 MiB, and the
+  /// first of a larger size than those before, may be partly copied. Not part of `PeerStats`
+  /// (nor of the logs): a measure of the receive path's copying, for its tests and benchmarks.
   [[nodiscard]] std::uint64_t bytes_moved(std::size_t peer) const noexcept {
     return peers_[peer].bytes_moved.load(std::memory_order_relaxed);
   }
