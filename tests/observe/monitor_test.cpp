@@ -146,9 +146,15 @@ ob::Snapshot final_state(const std::string& address, std::size_t workers) {
     REQUIRE(reply.status == 200);
     REQUIRE(reply.content_type == "application/json");
     state = ob::snapshot_from_json(reply.body);
+    // Every dataflow shut down, and every input frontier empty: a worker's frontier events
+    // travel in a log stream of their own, which may reach the monitor after the shutdown.
     std::size_t done = 0;
-    for (const auto& o : state.operators) done += o.address.size() == 1 && o.shut_down;
-    if (done == workers || std::chrono::steady_clock::now() > deadline) break;
+    bool frontiers_empty = true;
+    for (const auto& o : state.operators) {
+      done += o.address.size() == 1 && o.shut_down;
+      for (const auto& f : o.input_frontiers) frontiers_empty = frontiers_empty && f.empty();
+    }
+    if ((done == workers && frontiers_empty) || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return state;
