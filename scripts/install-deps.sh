@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build python3
   clang libclang-rt-dev  # clang 14: the asan and tsan presets and the libFuzzer targets (compiles twice as fast)
+  lld  # LLVM's linker for the dev, asan and tsan presets: links a test binary in 1.1 s against GNU ld's 5 to 7
   libboost1.81-dev libcli11-dev catch2 libbenchmark-dev
   ca-certificates
   libxxhash-dev  # xxHash: the checksums of log files (timely_logging) and of the durable log (timely_durable)
