@@ -16,6 +16,7 @@
 #   CONFIG         configuration to build (may be empty for single-config generators)
 #   PROGRAM        name of the executable target to run
 #   EXPECT         regular expression the program's standard output must match
+#   CONFIGURE_ONLY if ON, stop after the configure step (its checks are the consumer's own)
 cmake_minimum_required(VERSION 3.25)
 
 function(require_vars)
@@ -80,6 +81,10 @@ elseif(ACTION STREQUAL "consumer")
   run_step("configure consumer" COMMAND "${CMAKE_COMMAND}" ${generator_args} -C "${INITIAL_CACHE}"
            -S "${SOURCE_DIR}" -B "${BINARY_DIR}")
   message(STATUS "${STEP_OUTPUT}")
+  if(CONFIGURE_ONLY)
+    message(STATUS "[packaging] ${SOURCE_DIR} configured (CONFIGURE_ONLY: not built)")
+    return()
+  endif()
   run_step("build consumer" COMMAND "${CMAKE_COMMAND}" --build "${BINARY_DIR}" ${config_args})
 
   # Single-config generators put the program at the top of the build tree, multi-config ones
