@@ -4,8 +4,8 @@
 # tests, which run examples as several processes over loopback TCP, and the `launchers` tests,
 # which run them under mpirun, a one-node Slurm started for the test, and as a StatefulSet's
 # pods, about 20 s; the dev pass only), then again under
-# ASan+UBSan (`asan` preset), then the allocator, dataflow, streaming, worker-argument (--pin's
-# pinned threads among them), durable-log and cluster tests under TSan (`tsan` preset), then the
+# ASan+UBSan (`asan` preset), then the allocator, dataflow, worker-argument (--pin's pinned
+# threads among them), durable-log and cluster tests under TSan (`tsan` preset), then the
 # wire-format, columnar and durable-log fuzz targets for 30 seconds in all (libFuzzer, built in
 # the asan build), and checks that GCIDE word counts equal the sequential count on 1, 2 and 4
 # workers. The dev preset builds with GCC, both sanitizer presets with clang. The durable log's
@@ -13,8 +13,8 @@
 # under periodic in each pass; TIMELY_CRASH_KILLS=2000 runs it longer by hand.
 # To fit CI's hour on two cores, the ASan pass builds and runs four examples (hello, exchange,
 # wordcount, pagerank: their own tests and their cluster runs) of the thirty; the dev pass runs
-# them all. --full runs every example, book listing and cluster test under ASan as well (about
-# 25 minutes more).
+# them all. --full runs every example, book listing and cluster test under ASan as well, the
+# streaming tests under TSan, and the tests labelled `slow` (about 35 minutes more).
 #   scripts/test.sh [--quick | --full]   (--quick: dev preset only)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +38,13 @@ echo "== dev (${SECONDS} s since the start) =="
 # same warnings and the same tests, and backtraces still name files and lines.
 cmake --preset dev -DCMAKE_CXX_FLAGS_DEBUG=-g1 >/dev/null
 cmake --build --preset dev -j "$jobs"
-ctest --preset dev -j "$jobs"
+if [ "$full" -eq 1 ]; then
+  ctest --preset dev -j "$jobs"
+else
+  # Label `slow`: packaging:add_subdirectory's second build of the library (its configure
+  # checks run).
+  ctest --preset dev -j "$jobs" -LE slow
+fi
 bash scripts/check-gcide.sh build/dev/examples/wordcount
 if [ "$quick" -eq 0 ]; then
   echo "== asan (${SECONDS} s) =="
@@ -61,14 +67,21 @@ if [ "$quick" -eq 0 ]; then
     ctest --preset asan -j "$jobs" -L net -R '^net:(fail:.*|equiv:(hello|exchange|wordcount|pagerank).*)$'
   fi
 
-  echo "== tsan: allocators, multi-worker dataflows, streaming, durable log, cluster (${SECONDS} s) =="
+  echo "== tsan: allocators, multi-worker dataflows, durable log, cluster (${SECONDS} s) =="
   cmake --preset tsan -DTIMELY_BUILD_BOOK=OFF >/dev/null
-  cmake --build --preset tsan -j "$jobs" --target communication_tests conformance_tests \
-    conformance_launch_tests nexmark_tests streaming_window_tests durable_tests durable_process_tests \
-    durable_operator_tests timely-log net_fail hello exchange wordcount
+  # The streaming library (windows, joins, Nexmark) starts no threads of its own; its tests run
+  # under TSan with --full (about 5 minutes more, their sanitized -O1 compile most of it).
+  tsan_targets=(communication_tests conformance_tests conformance_launch_tests durable_tests
+    durable_process_tests durable_operator_tests timely-log net_fail hello exchange wordcount)
+  tsan_labels='communication|conformance|durable'
+  if [ "$full" -eq 1 ]; then
+    tsan_targets+=(nexmark_tests streaming_window_tests)
+    tsan_labels+='|streaming'
+  fi
+  cmake --build --preset tsan -j "$jobs" --target "${tsan_targets[@]}"
   # timely-log's tests (label durable) run the durable library's threads (its tail waits, the
   # periodic policy's sync thread) inside a tool that other processes write beside.
-  ctest --preset tsan -j "$jobs" -L 'communication|conformance|streaming|durable' -LE 'example|bench'
+  ctest --preset tsan -j "$jobs" -L "$tsan_labels" -LE 'example|bench'
   ctest --preset tsan -L net \
     -R '^net:(equiv:(hello|exchange|wordcount)|fail:(kill9|kill9-process0|sigstop|exception.*|shape-type|workers-mismatch|peer-frames-.*))$'
 
