@@ -19,6 +19,7 @@ expect_failure(1 "cannot open '/nonexistent/file.txt'" ${WORDCOUNT} /nonexistent
 expect_failure(1 "is not a regular file" ${WORDCOUNT} /tmp -w 2)
 expect_failure(0 "usage: exchange" ${EXCHANGE} --help)
 expect_failure(2 "--strings given twice" ${EXCHANGE} 10 10 --strings --strings)
+expect_failure(2 "--batches needs --columnar" ${EXCHANGE} 10 10 --strings --batches)
 expect_failure(2 "takes no positional arguments. got 1 positional argument: 'foo'" ${HELLO} foo)
 # An example without arguments of its own goes straight from its usage line to the worker options.
 execute_process(COMMAND ${HELLO} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc TIMEOUT 30)

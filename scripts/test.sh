@@ -62,7 +62,7 @@ if [ "$quick" -eq 0 ]; then
     cmake --preset asan -DTIMELY_BUILD_BOOK=OFF -DTIMELY_BUILD_FUZZ=ON -DTIMELY_EXAMPLES_IN_ALL=OFF >/dev/null
     cmake --build --preset asan -j "$jobs" --target all hello exchange wordcount pagerank
     ctest --preset asan -j "$jobs" -LE 'packaging|headers|compile_fail|bench|net|launchers|example'
-    ctest --preset asan -j "$jobs" -L example -R '^example:(hello|exchange|exchange-columnar|wordcount|pagerank):'
+    ctest --preset asan -j "$jobs" -L example -R '^example:(hello|exchange|exchange-columnar|exchange-batches|wordcount|pagerank):'
     # Of the cluster tests, the failure cases and the four examples.
     ctest --preset asan -j "$jobs" -L net -R '^net:(fail:.*|equiv:(hello|exchange|wordcount|pagerank).*)$'
   fi

@@ -39,20 +39,25 @@ for w in 1 2; do
 done
 # (u64, string of 5-15 bytes) records, std::vector batches against columnar batches, alternated
 # run by run. A columnar record is 8 (u64) + 8 (end offset) + 10 (average text) = 26 payload
-# bytes; a vector record is encoded as 8 + 8 (length) + 10 = 26 bytes too.
-vec_rates=""; col_rates=""
+# bytes; a vector record is encoded as 8 + 8 (length) + 10 = 26 bytes too. "columnar-batches"
+# feeds the records in as prepared read-only columnar batches (--batches) instead of one by one.
+vec_rates=""; col_rates=""; batch_rates=""
 for _ in $(seq "$runs"); do
   vec_rates+="$(run2 "$ex/exchange" 100000 100 --strings -w 1 | awk '{ print $(NF - 1) }' | median)"$'\n'
   col_rates+="$(run2 "$ex/exchange" 100000 100 --strings --columnar -w 1 | awk '{ print $(NF - 1) }' | median)"$'\n'
+  batch_rates+="$(run2 "$ex/exchange" 100000 100 --strings --columnar --batches -w 1 | awk '{ print $(NF - 1) }' | median)"$'\n'
 done
-for kind in vector columnar; do
-  if [ "$kind" = vector ]; then rates=$vec_rates; else rates=$col_rates; fi
+for kind in vector columnar columnar-batches; do
+  case $kind in vector) rates=$vec_rates ;; columnar) rates=$col_rates ;; *) rates=$batch_rates ;; esac
   rate=$(grep . <<<"$rates" | median)
   bytes=$(awk -v r="$rate" 'BEGIN { printf "%.4g", r * 26 / 2 }')  # half of each worker's records cross
   echo "exchange 100000 100 --strings ($kind batches) -n 2 -w 1: median $rate records/s per worker; $bytes payload bytes/s each way ($runs runs)"
 done
 rate=$(for _ in $(seq "$runs"); do "$build/benches/loopback_copy" 4294967296 1048576; done | awk '{ print $(NF - 1) }' | median)
 echo "loopback socket copy, 4 GiB in 1 MiB writes: median $rate bytes/s ($runs runs)"
+rate=$(for _ in $(seq "$runs"); do "$build/benches/loopback_copy" 2147483648 1048576 --both 2>&1 |
+  sed -n 's/.* \([0-9.e+]*\) bytes\/s each way while both ran.*/\1/p'; done | median)
+echo "loopback socket copy both ways at once, 2 GiB each in 1 MiB writes: median $rate bytes/s each way ($runs runs)"
 lat=$(for _ in $(seq "$runs"); do run2 "$ex/pingpong" 10000 1 -w 1 | sed -n 's/.*(\([0-9.]*\) us per round).*/\1/p' | head -1; done | median)
 echo "pingpong 10000 1 -n 2 -w 1: median $lat us per round trip ($runs runs)"
 lat=$(for _ in $(seq "$runs"); do "$ex/pingpong" 10000 1 -w 2 | sed -n 's/.*(\([0-9.]*\) us per round).*/\1/p'; done | median)

@@ -216,6 +216,7 @@ EQUIV = {
     "distinct": ("distinct", [], sorted_lines),
     "exchange": ("exchange", ["1000", "10"], canon_exchange),
     "exchange-columnar": ("exchange", ["1000", "10", "--strings", "--columnar"], canon_exchange),
+    "exchange-batches": ("exchange", ["1001", "10", "--strings", "--columnar", "--batches"], canon_exchange),
     "wordcount": ("wordcount", [text_file], sorted_lines),
     "columnar": ("columnar", [text_file], sorted_lines),
     "pagerank": ("pagerank", ["--graph", edge_file, "--iterations", "5"], sorted_lines),
