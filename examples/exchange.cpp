@@ -87,17 +87,20 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, Swit
   }
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t round = 0; round < round_count; ++round) {
-    for (const C& views : prepared) {
-      C copy = views;  // shares the bytes
-      input.send_batch(copy);
-    }
-    for (std::uint64_t i = 0; prepared.empty() && i < records_per_round; ++i) {
-      if constexpr (std::is_same_v<Record, std::uint64_t>)
-        input.send(i);
-      else if constexpr (timely::container::Vector<C>)
-        input.send(Text{i, std::string(text_of(i))});
-      else
-        input.send(std::tuple<std::uint64_t, std::string_view>{i, text_of(i)});  // no string made
+    if (prepared.empty()) {
+      for (std::uint64_t i = 0; i < records_per_round; ++i) {
+        if constexpr (std::is_same_v<Record, std::uint64_t>)
+          input.send(i);
+        else if constexpr (timely::container::Vector<C>)
+          input.send(Text{i, std::string(text_of(i))});
+        else
+          input.send(std::tuple<std::uint64_t, std::string_view>{i, text_of(i)});  // no string made
+      }
+    } else {
+      for (const C& views : prepared) {
+        C copy = views;  // shares the bytes
+        input.send_batch(copy);
+      }
     }
     input.advance_to(round + 1);
     while (probe.less_than(input.time())) worker.step();
