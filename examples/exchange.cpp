@@ -1,12 +1,15 @@
 // exchange: the data-plane benchmark. Each round every worker sends BATCH records, exchanged by
-// value, and waits for the round to complete; prints each worker's time and record rate.
+// value, and waits for the round to complete; prints the records each worker sent, its time and
+// its rate.
 //   exchange BATCH ROUNDS [--strings] [--columnar [--batches]] [--check] [--quiet] [-w N]
 // Records are u64s, or with --strings (u64, string of 5 to 15 bytes) pairs. They travel in
 // std::vector batches, or with --columnar in columnar batches (timely/container/columnar.hpp:
 // one column per field, strings as offsets and one byte buffer, read in place on receipt).
 // With --batches the records enter as whole read-only columnar batches instead of one at a time,
-// as records read in place from a log segment or a mapped capture file would. With --check each
-// worker counts the records it receives and fails unless they are exactly those routed to it.
+// as records read in place from a log segment or a mapped capture file would. --check adds an
+// operator that checks every record a worker receives (routed to it, key below BATCH, the text
+// sent with that key) and their number (the worker's share of every worker's rounds). Every
+// process of a computation must be given the same switches: they decide the dataflow it builds.
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -32,6 +35,39 @@ constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO
 /// The text of record `i`: 5 to 15 bytes.
 std::string_view text_of(std::uint64_t i) { return kLetters.substr(i % 32, 5 + i % 11); }
 
+/// A record's key: the record itself, or its first field (a `std::pair` of a vector batch, or the
+/// `std::tuple<std::uint64_t, std::string_view>` a columnar batch's records are read as).
+template <class Item>
+std::uint64_t key_of(const Item& x) {
+  if constexpr (std::is_integral_v<Item>)
+    return static_cast<std::uint64_t>(x);
+  else
+    return static_cast<std::uint64_t>(std::get<0>(x));
+}
+
+/// What --check found: records received and the first wrong one.
+struct Received {
+  std::uint64_t records = 0;
+  std::string first_wrong;
+
+  template <class Item>
+  void check(const Item& x, std::uint64_t batch, std::uint64_t peers, std::uint64_t index) {
+    ++records;
+    if (!first_wrong.empty()) return;
+    const std::uint64_t key = key_of(x);
+    if (key >= batch)
+      first_wrong = "record " + std::to_string(key) + ", not below BATCH " + std::to_string(batch);
+    else if (key % peers != index)
+      first_wrong = "record " + std::to_string(key) + ", which goes to worker " + std::to_string(key % peers);
+    if constexpr (!std::is_integral_v<Item>) {
+      const std::string_view text(std::get<1>(x));
+      if (first_wrong.empty() && text != text_of(key))
+        first_wrong = "record " + std::to_string(key) + " with text '" + std::string(text) + "', not '" +
+                      std::string(text_of(key)) + "'";
+    }
+  }
+};
+
 struct Switches {
   bool quiet = false;     // no progress line
   bool in_place = false;  // --batches
@@ -42,17 +78,15 @@ template <class Record, class C>
 void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, Switches switches) {
   timely::InputHandleCore<std::uint64_t, C> input;
   timely::ProbeHandle<std::uint64_t> probe;
-  std::uint64_t received = 0;
+  Received received;
+  const std::uint64_t peers = worker.peers(), index = worker.index();
   worker.dataflow<std::uint64_t>([&](auto& scope) {
-    auto exchanged = input.to_stream(scope) | exchange([](const auto& x) {
-                       if constexpr (std::is_integral_v<std::decay_t<decltype(x)>>)
-                         return static_cast<std::uint64_t>(x);
-                       else
-                         return static_cast<std::uint64_t>(std::get<0>(x));
-                     });
-    if (switches.check)  // an operator more: only when asked, so the figure stays the reference's
-      exchanged | inspect_batch([&](const std::uint64_t&, const C& data) { received += data.size(); }) |
-          probe_with(probe);
+    auto exchanged = input.to_stream(scope) | exchange([](const auto& x) { return key_of(x); });
+    // One operator more, only when asked: without it the dataflow is the Rust reference's.
+    if (switches.check)
+      exchanged | inspect_batch([&](const std::uint64_t&, const C& data) {
+        for (const auto& x : data) received.check(x, batch, peers, index);
+      }) | probe_with(probe);
     else
       exchanged | probe_with(probe);
   });
@@ -107,12 +141,20 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, Swit
     progress.update(static_cast<double>(round + 1));
   }
   progress.finish();
-  // Every worker sends records 0..BATCH-1 each round, and record i goes to worker i % peers.
-  const std::uint64_t peers = worker.peers(), index = worker.index();
-  const std::uint64_t mine = records_per_round / peers + (index < records_per_round % peers ? 1 : 0);
-  if (switches.check && received != mine * peers * round_count)
-    throw std::runtime_error("worker " + std::to_string(index) + " received " + std::to_string(received) +
-                             " records, expected " + std::to_string(mine * peers * round_count));
+  if (switches.check) {
+    // Every worker sends records 0..BATCH-1 each round, and record i goes to worker i % peers.
+    const std::uint64_t mine = records_per_round / peers + (index < records_per_round % peers ? 1 : 0);
+    if (!received.first_wrong.empty())
+      throw std::runtime_error("worker " + std::to_string(index) + " received a wrong " +
+                               received.first_wrong);
+    if (received.records != mine * peers * round_count)
+      throw std::runtime_error("worker " + std::to_string(index) + " received " +
+                               std::to_string(received.records) + " records, expected " +
+                               std::to_string(mine * peers * round_count));
+    std::printf("worker %zu: check passed: received %llu records, each routed here%s\n", worker.index(),
+                static_cast<unsigned long long>(received.records),
+                std::is_integral_v<Record> ? "" : " with its text");
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double records = static_cast<double>(batch * rounds);
   std::printf("worker %zu: %.0f records in %.3f s: %.3e records/s\n", worker.index(), records, seconds,
@@ -123,12 +165,15 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, Swit
 
 int main(int argc, char** argv) {
   constexpr const char* options =
-      "  BATCH          records each worker sends a round\n"
+      "  BATCH          records each worker sends a round (the figure printed is records sent)\n"
       "  ROUNDS         rounds; each waits for the one before to complete\n"
       "  --strings      (u64, string of 5 to 15 bytes) records instead of u64s\n"
-      "  --columnar     carry the records in columnar batches instead of std::vector\n"
-      "  --batches      with --columnar: send each round as prepared read-only batches\n"
-      "  --check        count what each worker receives; fail unless it is its share\n"
+      "  --columnar     carry the records in columnar batches instead of std::vector (with or\n"
+      "                 without --strings)\n"
+      "  --batches      with --columnar: build a round's records once, as read-only batches held\n"
+      "                 in memory, and send those each round (their building is not timed)\n"
+      "  --check        check every record each worker receives and their number; adds an\n"
+      "                 operator, so every process must be given it, or none\n"
       "  --quiet        no progress line on stderr\n";
   return examples::guarded_main(
       "exchange", "BATCH ROUNDS [--strings] [--columnar [--batches]] [--check] [--quiet] [-w N]", options,
