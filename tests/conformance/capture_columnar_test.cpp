@@ -45,7 +45,7 @@ using capture_test::step_while;
 
 namespace {
 
-constexpr Time kRounds = 5;
+constexpr Time kColumnarRounds = 5;
 constexpr std::uint64_t kPerRound = 48;
 
 /// Record `k` of round `round`: empty strings, short ones, and one of 40000 bytes in round 2.
@@ -57,7 +57,7 @@ P record_at(Time round, std::uint64_t k) {
 
 std::vector<Row> model() {
   std::vector<Row> out;
-  for (Time r = 0; r < kRounds; ++r)
+  for (Time r = 0; r < kColumnarRounds; ++r)
     for (std::uint64_t k = 0; k < kPerRound; ++k) {
       auto [key, text] = record_at(r, k);
       out.emplace_back(r, key, text);
@@ -66,9 +66,9 @@ std::vector<Row> model() {
   return out;
 }
 
-std::vector<std::vector<Time>> expected_frontiers() {
+std::vector<std::vector<Time>> expected_columnar_frontiers() {
   std::vector<std::vector<Time>> out;
-  for (Time t = 0; t <= kRounds; ++t) out.push_back({t});
+  for (Time t = 0; t <= kColumnarRounds; ++t) out.push_back({t});
   out.push_back({});
   return out;
 }
@@ -135,7 +135,7 @@ std::vector<Original> capture(std::size_t workers, timely::ProgressMode mode,
       s | capture_into(LinkAndFile<C>{
               links[worker.index()], cap::EventWriterCore<Time, C>::create(files[worker.index()]), recorded});
     });
-    for (Time round = 0; round < kRounds; ++round) {
+    for (Time round = 0; round < kColumnarRounds; ++round) {
       for (std::uint64_t k = 0; k < kPerRound; ++k)
         if (k % worker.peers() == worker.index()) input.send(record_at(round, k));
       input.advance_to(round + 1);
@@ -176,7 +176,7 @@ struct Gated {
 
 /// What one worker of a replay saw.
 template <class C>
-struct Replayed {
+struct WorkerReplay {
   std::vector<Row> rows;
   std::vector<std::vector<Time>> frontiers;
   std::size_t batches = 0;
@@ -191,14 +191,14 @@ struct Replayed {
 /// stream `i` with `i % workers == index`, round by round: all workers let their sources reach
 /// round r + 1 only once every worker has seen the frontier pass round r.
 template <class C, class Make>
-std::vector<Replayed<C>> replay(std::size_t workers, std::size_t streams, timely::ProgressMode mode,
-                                Make make) {
+std::vector<WorkerReplay<C>> replay(std::size_t workers, std::size_t streams, timely::ProgressMode mode,
+                                    Make make) {
   auto config = timely::Config::process(workers);
   config.worker.progress_mode = mode;
-  std::vector<std::atomic<std::size_t>> arrived(kRounds + 2);
+  std::vector<std::atomic<std::size_t>> arrived(kColumnarRounds + 2);
   arrived[0] = workers;
   return timely::execute(config, [&](timely::Worker& worker) {
-    Replayed<C> seen;
+    WorkerReplay<C> seen;
     auto bound = std::make_shared<std::atomic<Time>>(0);
     std::vector<const void*> owners;
     timely::dataflow::ProbeHandle<Time> probe;
@@ -222,9 +222,9 @@ std::vector<Replayed<C>> replay(std::size_t workers, std::size_t streams, timely
       }) | probe_with(probe);
       s | record_container_frontiers<Time, C>(seen.frontiers);
     });
-    for (Time round = 0; round <= kRounds; ++round) {
+    for (Time round = 0; round <= kColumnarRounds; ++round) {
       seen.finished &= step_while(worker, [&] { return arrived[round].load() < worker.peers(); });
-      if (round < kRounds) {
+      if (round < kColumnarRounds) {
         bound->store(round + 1);
         seen.finished &= step_while(worker, [&] { return probe.less_than(round + 1); });
       } else {
@@ -241,13 +241,13 @@ std::vector<Replayed<C>> replay(std::size_t workers, std::size_t streams, timely
 /// must borrow the mapped file (columnar from the mapped reader) or none may (the streaming
 /// reader copies).
 template <class C>
-void check_replay(std::vector<Replayed<C>>& parts, const std::vector<Row>& expected,
+void check_replay(std::vector<WorkerReplay<C>>& parts, const std::vector<Row>& expected,
                   std::optional<bool> borrowing) {
   std::vector<Row> rows;
   std::size_t batches = 0, borrowed = 0, in_mapping = 0;
   for (auto& part : parts) {
     CHECK(part.finished);
-    CHECK(part.frontiers == expected_frontiers());
+    CHECK(part.frontiers == expected_columnar_frontiers());
     rows.insert(rows.end(), part.rows.begin(), part.rows.end());
     batches += part.batches;
     borrowed += part.borrowed;
@@ -287,7 +287,7 @@ void round_trips() {
       std::vector<Row> rows;
       for (auto& part : original) {
         CHECK(part.finished);
-        CHECK(part.frontiers == expected_frontiers());
+        CHECK(part.frontiers == expected_columnar_frontiers());
         rows.insert(rows.end(), part.rows.begin(), part.rows.end());
       }
       std::sort(rows.begin(), rows.end());
@@ -377,7 +377,7 @@ TEST_CASE("columnar batches that borrow receive buffers (-z) capture and replay 
     std::size_t borrowed = 0;
     for (auto& part : original) {
       CHECK(part.finished);
-      CHECK(part.frontiers == expected_frontiers());
+      CHECK(part.frontiers == expected_columnar_frontiers());
       rows.insert(rows.end(), part.rows.begin(), part.rows.end());
       borrowed += part.borrowed;
     }

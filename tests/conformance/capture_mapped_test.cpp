@@ -48,14 +48,14 @@ ColC batch_of(std::initializer_list<P> records) {
 
 /// A valid columnar stream, the offsets at which its events start (the last entry: its
 /// length), and the events.
-struct Sample {
+struct ColumnarSample {
   Bytes bytes;
   std::vector<std::size_t> boundaries;
   std::vector<ColEvent> events;
 };
 
-Sample sample() {
-  Sample s;
+ColumnarSample columnar_sample() {
+  ColumnarSample s;
   s.events.emplace_back(cap::ProgressEvent<Time>{{{0, -1}, {2, 1}}});
   s.events.emplace_back(
       cap::MessagesEventCore<Time, ColC>{2, batch_of({{1, "alpha"}, {2, ""}, {3, "beta"}})});
@@ -88,7 +88,7 @@ std::uint64_t load_u64(const Bytes& b, std::size_t at) {
   return v;
 }
 
-void fix_crc(Bytes& b, std::size_t at) {
+void fix_frame_crc(Bytes& b, std::size_t at) {
   const std::uint64_t len = load_u64(b, at + 1);
   std::uint32_t crc = cap::crc32(std::span<const std::uint8_t>(b.data() + at, 9));
   crc = cap::crc32(std::span<const std::uint8_t>(b.data() + at + 13, len), crc);
@@ -152,7 +152,7 @@ void check_same_failure(const Outcome& mapped, const Outcome& streamed, const st
 
 TEST_CASE("a columnar batch is written 8-byte aligned in the file, as the batch serializes itself",
           "[capture][format][containers]") {
-  const Sample s = sample();
+  const ColumnarSample s = columnar_sample();
   std::size_t messages = 0;
   for (std::size_t e = 0; e < s.events.size(); ++e) {
     const auto* batch = std::get_if<cap::MessagesEventCore<Time, ColC>>(&s.events[e]);
@@ -186,7 +186,7 @@ TEST_CASE("a columnar batch is written 8-byte aligned in the file, as the batch 
 
 TEST_CASE("the mapped reader reads what the streaming reader reads, borrowing the mapping",
           "[capture][format][containers]") {
-  const Sample s = sample();
+  const ColumnarSample s = columnar_sample();
   capture_test::TempDir dir;
   const auto path = dir.file("sample.events");
   write_file(path, s.bytes);
@@ -265,7 +265,7 @@ TEST_CASE("what cannot be mapped, or is not a stream of the reader's types, is a
 
 TEST_CASE("every truncation of a mapped file is detected or ends at an event boundary",
           "[capture][format][containers]") {
-  const Sample s = sample();
+  const ColumnarSample s = columnar_sample();
   capture_test::TempDir dir;
   const auto path = dir.file("cut.events");
   for (std::size_t len = 0; len < s.bytes.size(); ++len) {
@@ -288,7 +288,7 @@ TEST_CASE("every truncation of a mapped file is detected or ends at an event bou
 
 TEST_CASE("every single-byte change of a mapped file is detected, as the streaming reader detects it",
           "[capture][format][containers]") {
-  const Sample s = sample();
+  const ColumnarSample s = columnar_sample();
   capture_test::TempDir dir;
   const auto path = dir.file("flipped.events");
   const std::uint32_t seed = 0x5eed0001;
@@ -307,7 +307,7 @@ TEST_CASE("every single-byte change of a mapped file is detected, as the streami
 
 TEST_CASE("corrupt columnar batches under valid checksums are rejected or read, never out of bounds",
           "[capture][format][containers]") {
-  const Sample s = sample();
+  const ColumnarSample s = columnar_sample();
   capture_test::TempDir dir;
   const auto path = dir.file("forged.events");
   const std::uint32_t seed = 0x5eed0002;
@@ -323,7 +323,7 @@ TEST_CASE("corrupt columnar batches under valid checksums are rejected or read, 
         Bytes b = s.bytes;
         const int m = mask(rng);
         b[i] = static_cast<std::uint8_t>(b[i] ^ m);
-        fix_crc(b, at);
+        fix_frame_crc(b, at);
         INFO("event " << e << ", byte " << i << " xor " << m);
         write_file(path, b);
         const auto mapped = read_mapped(path);
@@ -352,7 +352,7 @@ TEST_CASE("corrupt columnar batches under valid checksums are rejected or read, 
   for (std::size_t i : {start, start + 3}) {
     Bytes b = s.bytes;
     b[i] ^= 0x10;
-    fix_crc(b, first);
+    fix_frame_crc(b, first);
     write_file(path, b);
     const auto mapped = read_mapped(path);
     CHECK(mapped.failed);
@@ -363,7 +363,7 @@ TEST_CASE("corrupt columnar batches under valid checksums are rejected or read, 
 
 TEST_CASE("replaying a mapped file that ends before the stream completes names the file",
           "[capture][format][containers]") {
-  const Sample s = sample();
+  const ColumnarSample s = columnar_sample();
   capture_test::TempDir dir;
   const auto path = dir.file("incomplete.events");
   write_file(path, Bytes(s.bytes.begin(), s.bytes.begin() + static_cast<std::ptrdiff_t>(s.boundaries[6])));

@@ -41,7 +41,7 @@ struct Seen {
 };
 
 template <class F>
-void on_every_configuration(F&& check) {
+void on_every_mode_and_worker_count(F&& check) {
   for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
     for (std::size_t workers : {1u, 2u, 4u}) {
       INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand"));
@@ -53,7 +53,7 @@ void on_every_configuration(F&& check) {
 
 TEST_CASE("a stuck dataflow is dropped on every worker and a new one runs afterwards",
           "[conformance][drop]") {
-  on_every_configuration([](std::size_t workers, timely::ProgressMode mode) {
+  on_every_mode_and_worker_count([](std::size_t workers, timely::ProgressMode mode) {
     auto config = timely::Config::process(workers);
     config.worker.progress_mode = mode;
     // Worker 0 drops first; the others then send records into the stuck dataflow's exchange,

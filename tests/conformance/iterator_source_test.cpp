@@ -43,13 +43,13 @@ bool step_until(timely::Worker& worker, F done, int seconds) {
 }
 
 /// Steps `worker` until `probe` is done; false if that takes unreasonably long.
-bool step_until_done(timely::Worker& worker, const ProbeHandle<Time>& probe) {
+bool step_until_done_in_time(timely::Worker& worker, const ProbeHandle<Time>& probe) {
   return step_until(
       worker, [&] { return probe.done(); }, 30);
 }
 
-constexpr Time records = 1000;    // 0..999 over all workers, x at time x / 10 * 10
-constexpr std::size_t batch = 4;  // at most this many records per call, all at one time
+constexpr Time records = 1000;           // 0..999 over all workers, x at time x / 10 * 10
+constexpr std::size_t max_per_call = 4;  // at most this many records per call, all at one time
 constexpr Time violation = std::numeric_limits<Time>::max();
 
 }  // namespace
@@ -62,7 +62,7 @@ TEST_CASE("iterator_source sends every record at its time, under the probe's flo
     ProbeHandle<Time> probe;
     std::uint64_t most_outstanding = 0;
     worker.dataflow<Time>([&](auto& scope) {
-      // Worker i reads i, i + peers, ...: each call gives up to `batch` records of one time and
+      // Worker i reads i, i + peers, ...: each call gives up to `max_per_call` records of one time and
       // asks to wait until everything before the time it holds is complete.
       auto pull = [&, next = index,
                    sent = std::map<Time, std::uint64_t>()](const Time& now) mutable -> Pulled {
@@ -75,7 +75,7 @@ TEST_CASE("iterator_source sends every record at its time, under the probe's flo
         if (next >= records) return std::nullopt;
         const Time time = next / 10 * 10;
         std::vector<std::uint64_t> xs;
-        while (next < records && next / 10 * 10 == time && xs.size() < batch) {
+        while (next < records && next / 10 * 10 == time && xs.size() < max_per_call) {
           xs.push_back(next);
           next += peers;
         }
@@ -89,10 +89,10 @@ TEST_CASE("iterator_source sends every record at its time, under the probe's flo
           inspect_time([&](const Time& t, const std::uint64_t& x) { seen.emplace_back(t, x); }) |
           probe_with(probe);
     });
-    if (!step_until_done(worker, probe)) seen.emplace_back(violation, 0);
+    if (!step_until_done_in_time(worker, probe)) seen.emplace_back(violation, 0);
     // With the probe holding it back, a worker has at most the records of the time it holds
     // plus one batch of the next time outstanding (ignoring the probe would reach `records`).
-    if (most_outstanding > 10 + batch) seen.emplace_back(violation, most_outstanding);
+    if (most_outstanding > 10 + max_per_call) seen.emplace_back(violation, most_outstanding);
     return seen;
   });
   std::vector<std::pair<Time, std::uint64_t>> expected;
@@ -147,7 +147,7 @@ TEST_CASE("iterator_source holds its capability: lower bounds move the frontier,
     check(5, seen == std::vector<std::pair<Time, std::uint64_t>>{{7, 100 + worker.index()}});
     // An exhausted closure releases the capability: the stream completes.
     finished = true;
-    check(6, step_until_done(worker, probe));
+    check(6, step_until_done_in_time(worker, probe));
     // Every worker's observations are the same; keep worker 0's so the result does not depend on
     // the number of workers.
     return worker.index() == 0 ? observed : std::vector<std::string>{};
@@ -171,7 +171,7 @@ TEST_CASE("iterator_source with an empty input completes without records", "[con
           probe) |
           inspect_time([&](const Time& t, const std::uint64_t&) { seen.push_back(t); }) | probe_with(probe);
     });
-    if (!step_until_done(worker, probe)) seen.push_back(violation);
+    if (!step_until_done_in_time(worker, probe)) seen.push_back(violation);
     for (int i = 0; i < 10; ++i) worker.step();
     if (calls != 1) seen.push_back(calls);  // asked exactly once, then never again
     return seen;

@@ -88,38 +88,41 @@ TEST_CASE("an unordered input sends at times in any order and the frontier follo
 }
 
 TEST_CASE("an unordered input works with partially ordered times", "[capture][unordered]") {
-  using P = timely::Product<std::uint64_t, std::uint64_t>;
+  using ProductTime = timely::Product<std::uint64_t, std::uint64_t>;
   for (std::size_t workers : {1u, 2u, 4u}) {
     INFO("workers " << workers);
     struct Seen {
-      std::vector<std::vector<P>> frontiers;
-      std::vector<std::pair<P, int>> data;
+      std::vector<std::vector<ProductTime>> frontiers;
+      std::vector<std::pair<ProductTime, int>> data;
       bool finished = true;
     };
     auto parts = timely::execute(timely::Config::process(workers), [](timely::Worker& worker) {
       Seen seen;
-      std::optional<UnorderedHandle<P, int>> handle;
-      std::optional<ActivateCapability<P>> root;
+      std::optional<UnorderedHandle<ProductTime, int>> handle;
+      std::optional<ActivateCapability<ProductTime>> root;
       // Top-level dataflows have totally ordered times here; an iterative scope has products.
       worker.dataflow<Time>([&](auto& outer) {
         outer.template iterative<std::uint64_t>([&](auto& scope) {
           auto input = new_unordered_input<int>(scope);
           handle.emplace(input.handle);
           root.emplace(std::move(input.capability));
-          input.stream | inspect_time([&](const P& t, const int& x) { seen.data.emplace_back(t, x); }) |
-              record_frontiers<P, int>(seen.frontiers);
+          input.stream |
+              inspect_time([&](const ProductTime& t, const int& x) { seen.data.emplace_back(t, x); }) |
+              record_frontiers<ProductTime, int>(seen.frontiers);
         });
       });
-      auto a = root->delayed(P{1, 0});
-      auto b = root->delayed(P{0, 1});
+      auto a = root->delayed(ProductTime{1, 0});
+      auto b = root->delayed(ProductTime{0, 1});
       root->reset();
       handle->session(b).give(1);
       handle->session(a).give(2);
-      const std::vector<P> both{P{0, 1}, P{1, 0}};
+      const std::vector<ProductTime> both{ProductTime{0, 1}, ProductTime{1, 0}};
       seen.finished &=
           step_while(worker, [&] { return seen.frontiers.empty() || seen.frontiers.back() != both; });
-      b.downgrade(P{2, 1});  // (1,0) alone is minimal now
-      seen.finished &= step_while(worker, [&] { return seen.frontiers.back() != std::vector<P>{P{1, 0}}; });
+      b.downgrade(ProductTime{2, 1});  // (1,0) alone is minimal now
+      seen.finished &= step_while(worker, [&] {
+        return seen.frontiers.back() != std::vector<ProductTime>{ProductTime{1, 0}};
+      });
       a.reset();
       b.reset();
       seen.finished &= step_while(worker, [&] { return !seen.frontiers.back().empty(); });
@@ -127,8 +130,11 @@ TEST_CASE("an unordered input works with partially ordered times", "[capture][un
     });
     for (auto& seen : parts) {
       CHECK(seen.finished);
-      CHECK(seen.frontiers == std::vector<std::vector<P>>{{P{0, 0}}, {P{0, 1}, P{1, 0}}, {P{1, 0}}, {}});
-      CHECK(seen.data == std::vector<std::pair<P, int>>{{P{0, 1}, 1}, {P{1, 0}, 2}});
+      CHECK(seen.frontiers ==
+            std::vector<std::vector<ProductTime>>{
+                {ProductTime{0, 0}}, {ProductTime{0, 1}, ProductTime{1, 0}}, {ProductTime{1, 0}}, {}});
+      CHECK(seen.data ==
+            std::vector<std::pair<ProductTime, int>>{{ProductTime{0, 1}, 1}, {ProductTime{1, 0}, 2}});
     }
   }
 }

@@ -118,9 +118,11 @@ void worklist_equivalence(std::uint64_t seed, Gen gen) {
 TEST_CASE("tracker worklist pops exactly what a merging binary heap pops", "[progress][worklist][random]") {
   for (std::uint64_t seed = 1; seed <= 200; ++seed)
     worklist_equivalence<std::uint64_t>(seed, [](std::mt19937_64& rng) { return rng() % 8; });
-  using P = Product<std::uint64_t, std::uint64_t>;
+  using ProductTime = Product<std::uint64_t, std::uint64_t>;
   for (std::uint64_t seed = 500; seed < 600; ++seed)
-    worklist_equivalence<P>(seed, [](std::mt19937_64& rng) { return P{rng() % 3, rng() % 3}; });
+    worklist_equivalence<ProductTime>(seed, [](std::mt19937_64& rng) {
+      return ProductTime{rng() % 3, rng() % 3};
+    });
 }
 
 TEST_CASE("worklist switches to a heap past its sorted limit and back when empty", "[progress][worklist]") {

@@ -31,7 +31,7 @@ using capture_test::TempDir;
 
 namespace {
 
-constexpr timely::ProgressMode kModes[] = {timely::ProgressMode::Demand, timely::ProgressMode::Eager};
+constexpr timely::ProgressMode kSinkModes[] = {timely::ProgressMode::Demand, timely::ProgressMode::Eager};
 
 /// Records per time, for times 0 .. n-1 (some times empty).
 std::vector<std::vector<D>> make_input(std::uint64_t seed, Time times) {
@@ -111,7 +111,7 @@ TEST_CASE("the log sink writes one sorted batch per time per partition, the same
   std::cout << "durable sink test: seed " << seed << "\n";
   const auto input = make_input(seed, 12);
   std::vector<std::pair<std::int64_t, std::string>> union_one;
-  for (auto mode : kModes)
+  for (auto mode : kSinkModes)
     for (std::size_t workers : {1u, 2u, 4u}) {
       INFO(workers << " workers");
       TempDir dir;

@@ -39,9 +39,9 @@ using capture_test::TempDir;
 
 namespace {
 
-constexpr timely::ProgressMode kModes[] = {timely::ProgressMode::Demand, timely::ProgressMode::Eager};
+constexpr timely::ProgressMode kSourceModes[] = {timely::ProgressMode::Demand, timely::ProgressMode::Eager};
 
-timely::Config config(std::size_t workers, timely::ProgressMode mode) {
+timely::Config source_config(std::size_t workers, timely::ProgressMode mode) {
   auto c = timely::Config::process(workers);
   c.worker.progress_mode = mode;
   return c;
@@ -134,7 +134,7 @@ Run run_source(const dur::Log& log, const std::string& stream, std::size_t worke
     dop::LogSourceStats stats;
     bool finished = false;
   };
-  auto parts = timely::execute(config(workers, mode), [&](timely::Worker& worker) {
+  auto parts = timely::execute(source_config(workers, mode), [&](timely::Worker& worker) {
     Part part;
     timely::dataflow::ProbeHandle<Time> probe;
     std::shared_ptr<const dop::LogSourceStats> stats;
@@ -183,7 +183,7 @@ TEST_CASE(
       if (c != 0) CHECK(expected.late > 0);  // the case tests lateness at all
       dop::LogSourceOptions options;
       options.lateness = lateness;
-      for (auto mode : kModes)
+      for (auto mode : kSourceModes)
         for (std::size_t workers : {1u, 2u, 4u}) {
           INFO("seed " << seed << ", " << parts.size() << " partitions, " << workers << " workers, "
                        << (lateness == dop::Lateness::drop ? "drop" : "at watermark"));
@@ -213,10 +213,10 @@ TEST_CASE("the log source feeds tumbling windows with the brute-force counts", "
   for (const auto& [key, n] : counts)
     expected.push_back({std::get<0>(key), std::get<1>(key), std::get<1>(key) + 10, n});
   std::sort(expected.begin(), expected.end());
-  for (auto mode : kModes)
+  for (auto mode : kSourceModes)
     for (std::size_t workers : {1u, 2u, 4u}) {
       INFO(workers << " workers");
-      auto outs = timely::execute(config(workers, mode), [&](timely::Worker& worker) {
+      auto outs = timely::execute(source_config(workers, mode), [&](timely::Worker& worker) {
         std::vector<Result> out;
         timely::dataflow::ProbeHandle<Time> probe;
         worker.dataflow<Time>([&](auto& scope) {
@@ -237,7 +237,7 @@ TEST_CASE("the log source feeds tumbling windows with the brute-force counts", "
 }
 
 TEST_CASE("a following log source holds its frontier at the least partition watermark", "[durable]") {
-  for (auto mode : kModes) {
+  for (auto mode : kSourceModes) {
     TempDir dir;
     dur::Log log(dir.file("log"));
     log.create_stream("f", 2);
@@ -247,7 +247,7 @@ TEST_CASE("a following log source holds its frontier at the least partition wate
       const std::string text = "k,1";
       w.append(t, std::as_bytes(std::span(text)));
     };
-    auto results = timely::execute(config(1, mode), [&](timely::Worker& worker) {
+    auto results = timely::execute(source_config(1, mode), [&](timely::Worker& worker) {
       timely::dataflow::ProbeHandle<Time> probe;
       std::vector<std::pair<Time, Rec>> seen;
       dop::LogSourceOptions options;

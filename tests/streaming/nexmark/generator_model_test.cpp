@@ -23,7 +23,7 @@ namespace nx = timely::streaming::nexmark;
 namespace {
 
 /// The single-worker sequence in delivery order, from the pure functions.
-std::vector<nx::Event> sequence(const nx::GeneratorConfig& config) {
+std::vector<nx::Event> pure_function_sequence(const nx::GeneratorConfig& config) {
   std::vector<nx::Event> out;
   for (std::uint64_t n = 0; n < config.events; ++n)
     out.push_back(nx::make_event(config, nx::event_id_at(config, n)));
@@ -91,7 +91,7 @@ TEST_CASE("the generator is deterministic for a seed, and seeds differ", "[nexma
   INFO("seed " << config.seed);
   const auto a = share(config, 0, 1, 100), b = share(config, 0, 1, 7);
   CHECK(a == b);
-  CHECK(a == sequence(config));
+  CHECK(a == pure_function_sequence(config));
   auto other = config;
   other.seed = 18;
   const auto c = share(other, 0, 1, 100);
@@ -107,7 +107,7 @@ TEST_CASE("every 50 ids hold 1 person, 3 auctions and 46 bids; ids count up by k
   nx::GeneratorConfig config;
   config.events = 5000;
   config.seed = 3;
-  const auto events = sequence(config);
+  const auto events = pure_function_sequence(config);
   std::uint64_t next_person = nx::kFirstPersonId, next_auction = nx::kFirstAuctionId;
   for (std::size_t block = 0; block < events.size() / 50; ++block) {
     std::size_t counts[3] = {0, 0, 0};
@@ -131,7 +131,7 @@ TEST_CASE("the shares of 1, 2 and 4 workers make up the single-worker sequence",
     config.seed = 5;
     config.out_of_order_group_size = group;
     INFO("group size " << group);
-    auto expected = sequence(config);
+    auto expected = pure_function_sequence(config);
     std::sort(expected.begin(), expected.end());
     for (std::size_t peers : {1u, 2u, 3u, 4u}) {
       INFO(peers << " workers");

@@ -30,42 +30,43 @@ using Time = std::uint64_t;
 
 namespace {
 
-struct Ev {
+struct MarkedEv {
   Time time = 0;
   std::uint64_t key = 0;
   std::uint64_t value = 0;
   bool mark = false;  // a punctuation
-  friend auto operator<=>(const Ev&, const Ev&) = default;
+  friend auto operator<=>(const MarkedEv&, const MarkedEv&) = default;
 };
 
-const auto time_of = [](const Ev& e) { return e.time; };
+const auto marked_time_of = [](const MarkedEv& e) { return e.time; };
 
 // `n` records with times about `step` apart, delivered in order of `time + jitter`, jitter
 // uniform in [0, jitter]: a record arrives after every record at least `jitter` before it.
-std::vector<Ev> out_of_order(std::uint64_t seed, std::size_t n, Time step, Time jitter, std::uint64_t keys) {
+std::vector<MarkedEv> out_of_order(std::uint64_t seed, std::size_t n, Time step, Time jitter,
+                                   std::uint64_t keys) {
   std::mt19937_64 rng(seed);
-  std::vector<std::pair<Time, Ev>> keyed;
+  std::vector<std::pair<Time, MarkedEv>> keyed;
   for (std::size_t i = 0; i < n; ++i) {
-    Ev e{i * step + rng() % (step + 1), rng() % keys, rng() % 1000, rng() % 10 == 0};
+    MarkedEv e{i * step + rng() % (step + 1), rng() % keys, rng() % 1000, rng() % 10 == 0};
     keyed.emplace_back(e.time + (jitter == 0 ? 0 : rng() % (jitter + 1)), e);
   }
   std::stable_sort(keyed.begin(), keyed.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<Ev> out;
+  std::vector<MarkedEv> out;
   for (auto& [_, e] : keyed) out.push_back(e);
   return out;
 }
 
 // What the source does on one worker's sequence: each record's fate and message time.
-using Row = std::tuple<std::string, Time, Ev>;
+using FateRow = std::tuple<std::string, Time, MarkedEv>;
 enum class Late { drop, side, allow };
 
 struct SourceModel {
-  std::vector<Row> rows;
+  std::vector<FateRow> rows;
   std::uint64_t dropped = 0, side = 0, admitted = 0;
 };
 
-SourceModel model_source(const std::vector<Ev>& seq, const std::string& name, Late late, Time delay,
+SourceModel model_source(const std::vector<MarkedEv>& seq, const std::string& name, Late late, Time delay,
                          Time lateness, bool punctuated) {
   SourceModel m;
   Time wm = 0, max_seen = 0;
@@ -90,7 +91,7 @@ SourceModel model_source(const std::vector<Ev>& seq, const std::string& name, La
   return m;
 }
 
-Ev stat_row(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return Ev{a, b, c, false}; }
+MarkedEv stat_row(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return MarkedEv{a, b, c, false}; }
 
 }  // namespace
 
@@ -103,18 +104,19 @@ TEST_CASE(
     const Time delay = 12, lateness = 9;
     const auto seq = out_of_order(seed, 600, 3, 40, 5);  // jitter > delay: many late records
     auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
-      std::vector<Row> out;
-      timely::dataflow::InputHandle<Time, Ev> input;
+      std::vector<FateRow> out;
+      timely::dataflow::InputHandle<Time, MarkedEv> input;
       std::vector<std::shared_ptr<ts::SourceStats<Time>>> stats;
       worker.dataflow<Time>([&](auto& scope) {
         auto raw = input.to_stream(scope);
         auto record = [&](std::string name) {
-          return inspect_time([&out, name](const Time& t, const Ev& e) { out.emplace_back(name, t, e); });
+          return inspect_time(
+              [&out, name](const Time& t, const MarkedEv& e) { out.emplace_back(name, t, e); });
         };
-        auto dropping = raw | ts::event_time(time_of, ts::bounded_out_of_orderness<Time>(delay));
-        auto siding = raw | ts::event_time(time_of, ts::bounded_out_of_orderness<Time>(delay),
+        auto dropping = raw | ts::event_time(marked_time_of, ts::bounded_out_of_orderness<Time>(delay));
+        auto siding = raw | ts::event_time(marked_time_of, ts::bounded_out_of_orderness<Time>(delay),
                                            ts::late_to_side_stream());
-        auto allowing = raw | ts::event_time(time_of, ts::bounded_out_of_orderness<Time>(delay),
+        auto allowing = raw | ts::event_time(marked_time_of, ts::bounded_out_of_orderness<Time>(delay),
                                              ts::allowed_lateness<Time>(lateness));
         dropping.records | record("drop");
         dropping.late | record("drop/late");  // stays empty
@@ -134,11 +136,11 @@ TEST_CASE(
         if (worker.index() == 0 || s.late_dropped + s.late_side + s.late_admitted + s.on_time > 0)
           out.emplace_back("stats" + std::to_string(i), 0,
                            stat_row(s.late_dropped, s.late_side, s.late_admitted));
-        if (!s.done) out.emplace_back("not done", i, Ev{});
+        if (!s.done) out.emplace_back("not done", i, MarkedEv{});
       }
       return out;
     });
-    std::vector<Row> expected;
+    std::vector<FateRow> expected;
     auto add = [&](const SourceModel& m, int i) {
       expected.insert(expected.end(), m.rows.begin(), m.rows.end());
       expected.emplace_back("stats" + std::to_string(i), 0, stat_row(m.dropped, m.side, m.admitted));
@@ -164,12 +166,13 @@ TEST_CASE("records spread over the workers within the bound arrive at their even
   const Time delay = 25;
   const auto seq = out_of_order(seed, 2000, 2, delay, 7);
   auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
-    std::vector<Row> out;
-    timely::dataflow::InputHandle<Time, Ev> input;
+    std::vector<FateRow> out;
+    timely::dataflow::InputHandle<Time, MarkedEv> input;
     std::shared_ptr<ts::SourceStats<Time>> stats;
     worker.dataflow<Time>([&](auto& scope) {
-      auto s = input.to_stream(scope) | ts::event_time(time_of, ts::bounded_out_of_orderness<Time>(delay));
-      s.records | inspect_time([&](const Time& t, const Ev& e) { out.emplace_back("on time", t, e); });
+      auto s =
+          input.to_stream(scope) | ts::event_time(marked_time_of, ts::bounded_out_of_orderness<Time>(delay));
+      s.records | inspect_time([&](const Time& t, const MarkedEv& e) { out.emplace_back("on time", t, e); });
       stats = s.stats;
     });
     for (std::size_t i = 0; i < seq.size(); ++i)
@@ -177,10 +180,10 @@ TEST_CASE("records spread over the workers within the bound arrive at their even
     input.close();
     while (worker.step()) {
     }
-    if (stats->late_dropped != 0) out.emplace_back("late", stats->late_dropped, Ev{});
+    if (stats->late_dropped != 0) out.emplace_back("late", stats->late_dropped, MarkedEv{});
     return out;
   });
-  std::vector<Row> expected;
+  std::vector<FateRow> expected;
   for (const auto& e : seq) expected.emplace_back("on time", e.time, e);
   std::sort(expected.begin(), expected.end());
   CHECK(result == expected);
@@ -192,15 +195,16 @@ TEST_CASE("punctuated watermarks move to a marked record's time; later records b
     INFO("seed " << seed);
     const auto seq = out_of_order(seed, 500, 4, 30, 3);
     auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
-      std::vector<Row> out;
-      timely::dataflow::InputHandle<Time, Ev> input;
+      std::vector<FateRow> out;
+      timely::dataflow::InputHandle<Time, MarkedEv> input;
       std::shared_ptr<ts::SourceStats<Time>> stats;
       worker.dataflow<Time>([&](auto& scope) {
         auto s = input.to_stream(scope) |
-                 ts::event_time(time_of, ts::punctuated([](const Ev& e) { return e.mark; }),
+                 ts::event_time(marked_time_of, ts::punctuated([](const MarkedEv& e) { return e.mark; }),
                                 ts::late_to_side_stream());
-        s.records | inspect_time([&](const Time& t, const Ev& e) { out.emplace_back("punct", t, e); });
-        s.late | inspect_time([&](const Time& t, const Ev& e) { out.emplace_back("punct/late", t, e); });
+        s.records | inspect_time([&](const Time& t, const MarkedEv& e) { out.emplace_back("punct", t, e); });
+        s.late |
+            inspect_time([&](const Time& t, const MarkedEv& e) { out.emplace_back("punct/late", t, e); });
         stats = s.stats;
       });
       if (worker.index() == 0)
@@ -226,21 +230,21 @@ TEST_CASE("exact watermarks follow the input's frontier; records behind their me
   INFO("seed " << seed);
   // Rounds of records at input time 10 * round whose event times stray up to 15 either side.
   std::mt19937_64 rng(seed);
-  std::vector<std::pair<Time, Ev>> sends;  // (input time, record)
+  std::vector<std::pair<Time, MarkedEv>> sends;  // (input time, record)
   for (Time round = 0; round < 40; ++round)
     for (int i = 0; i < 12; ++i) {
       const Time base = 10 * round;
       const Time e = base + 15 >= 30 ? base + rng() % 31 - 15 : base + rng() % 16;
-      sends.emplace_back(base, Ev{e, rng() % 4, rng() % 100, false});
+      sends.emplace_back(base, MarkedEv{e, rng() % 4, rng() % 100, false});
     }
   auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
-    std::vector<Row> out;
-    timely::dataflow::InputHandle<Time, Ev> input;
+    std::vector<FateRow> out;
+    timely::dataflow::InputHandle<Time, MarkedEv> input;
     worker.dataflow<Time>([&](auto& scope) {
-      auto s =
-          input.to_stream(scope) | ts::event_time(time_of, ts::exact_watermark(), ts::late_to_side_stream());
-      s.records | inspect_time([&](const Time& t, const Ev& e) { out.emplace_back("exact", t, e); });
-      s.late | inspect_time([&](const Time& t, const Ev& e) { out.emplace_back("exact/late", t, e); });
+      auto s = input.to_stream(scope) |
+               ts::event_time(marked_time_of, ts::exact_watermark(), ts::late_to_side_stream());
+      s.records | inspect_time([&](const Time& t, const MarkedEv& e) { out.emplace_back("exact", t, e); });
+      s.late | inspect_time([&](const Time& t, const MarkedEv& e) { out.emplace_back("exact/late", t, e); });
     });
     for (std::size_t i = 0; i < sends.size(); ++i) {
       if (input.time() < sends[i].first) input.advance_to(sends[i].first);
@@ -251,7 +255,7 @@ TEST_CASE("exact watermarks follow the input's frontier; records behind their me
     }
     return out;
   });
-  std::vector<Row> expected;
+  std::vector<FateRow> expected;
   std::size_t late = 0;
   for (const auto& [at, e] : sends) {
     if (e.time < at) {
@@ -276,12 +280,12 @@ TEST_CASE(
   const Time target = 600;  // below the largest time: reachable only by the watermark
   auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
     std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t, std::uint64_t>> out;
-    timely::dataflow::InputHandle<Time, Ev> input;
+    timely::dataflow::InputHandle<Time, MarkedEv> input;
     timely::dataflow::ProbeHandle<Time> probe;
     std::shared_ptr<ts::SourceStats<Time>> stats;
     worker.dataflow<Time>([&](auto& scope) {
       using namespace std::chrono_literals;
-      auto s = input.to_stream(scope) | ts::event_time(time_of, ts::periodic(1ms, Time{5}, 30ms));
+      auto s = input.to_stream(scope) | ts::event_time(marked_time_of, ts::periodic(1ms, Time{5}, 30ms));
       s.records | ts::window(ts::tumbling<Time>(50), ts::global(), ts::count()) |
           inspect([&](const auto& r) { out.emplace_back("window", r.start, r.end, r.value); }) |
           probe_with(probe);
@@ -317,21 +321,21 @@ TEST_CASE(
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   constexpr std::uint64_t keys = 50;
-  std::vector<Ev> records;  // times 0..99, sent round by round (the input's time is event time)
+  std::vector<MarkedEv> records;  // times 0..99, sent round by round (the input's time is event time)
   for (Time t = 0; t < 100; ++t)
-    for (int i = 0; i < 8; ++i) records.push_back(Ev{t, rng() % keys, rng() % 100, false});
+    for (int i = 0; i < 8; ++i) records.push_back(MarkedEv{t, rng() % keys, rng() % 100, false});
   using Out = std::tuple<std::uint64_t, Time, std::uint64_t>;  // key, timer time, sum
   auto result = harness::same_on_all_worker_counts([&](timely::Worker& worker) {
     std::vector<std::tuple<std::string, std::uint64_t, Time, std::uint64_t>> out;
-    timely::dataflow::InputHandle<Time, Ev> input;
+    timely::dataflow::InputHandle<Time, MarkedEv> input;
     timely::dataflow::ProbeHandle<Time> probe;
     auto stats = std::make_shared<ts::KeyedStats>();
     worker.dataflow<Time>([&](auto& scope) {
       auto raw = input.to_stream(scope) | probe_with(probe);
       raw |
           ts::keyed_process<std::uint64_t, Out>(
-              [](const Ev& e) { return e.key; },
-              [](const std::uint64_t&, Ev e, std::uint64_t& sum, auto& ctx) {
+              [](const MarkedEv& e) { return e.key; },
+              [](const std::uint64_t&, MarkedEv e, std::uint64_t& sum, auto& ctx) {
                 sum += e.value;
                 ctx.set_timer(e.time - e.time % 10 + 9);  // the end of its block of 10
               },
@@ -388,16 +392,16 @@ TEST_CASE(
 TEST_CASE("keyed_process: a timer before the current time is a StreamingError naming both times",
           "[streaming][keyed][errors]") {
   auto program = [](timely::Worker& worker) {
-    timely::dataflow::InputHandle<Time, Ev> input;
+    timely::dataflow::InputHandle<Time, MarkedEv> input;
     worker.dataflow<Time>([&](auto& scope) {
       input.to_stream(scope) |
           ts::keyed_process<int, int>(
-              [](const Ev& e) { return e.key; },
-              [](const std::uint64_t&, Ev e, int&, auto& ctx) { ctx.set_timer(e.time - 1); },
+              [](const MarkedEv& e) { return e.key; },
+              [](const std::uint64_t&, MarkedEv e, int&, auto& ctx) { ctx.set_timer(e.time - 1); },
               [](const std::uint64_t&, const Time&, int&, auto&) {});
     });
     input.advance_to(5);
-    input.send(Ev{5, 1, 1, false});
+    input.send(MarkedEv{5, 1, 1, false});
     input.close();
     while (worker.step()) {
     }
