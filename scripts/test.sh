@@ -36,7 +36,7 @@ bash scripts/fetch-graphs.sh
 echo "== dev (${SECONDS} s since the start) =="
 # Line tables only (-g1) instead of full debug information: a fifth less compile time for the
 # same warnings and the same tests, and backtraces still name files and lines.
-cmake --preset dev -DCMAKE_CXX_FLAGS_DEBUG=-g1 >/dev/null
+cmake --preset dev -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DTIMELY_UNITY_TESTS=ON >/dev/null
 cmake --build --preset dev -j "$jobs"
 if [ "$full" -eq 1 ]; then
   ctest --preset dev -j "$jobs"
@@ -52,14 +52,14 @@ if [ "$quick" -eq 0 ]; then
   # runs. It compiles at -O0: sanitized -O1 code took clang 2.5 to 3 times as long to build (about
   # 20 minutes more on two cores) for tests that then ran about two minutes faster.
   if [ "$full" -eq 1 ]; then
-    cmake --preset asan -DTIMELY_BUILD_BOOK=ON -DTIMELY_BUILD_FUZZ=ON -DTIMELY_EXAMPLES_IN_ALL=ON >/dev/null
+    cmake --preset asan -DTIMELY_UNITY_TESTS=ON -DTIMELY_BUILD_BOOK=ON -DTIMELY_BUILD_FUZZ=ON -DTIMELY_EXAMPLES_IN_ALL=ON >/dev/null
     cmake --build --preset asan -j "$jobs"
     ctest --preset asan -j "$jobs" -LE 'packaging|headers|compile_fail|bench|launchers'
   else
     # Under the sanitizers, run everything that executes our code but the other examples and the
     # book's listings (about 45 sanitized programs to compile; the dev pass built and ran them).
     # The packaging and header checks exercise the build system, which the dev pass covered.
-    cmake --preset asan -DTIMELY_BUILD_BOOK=OFF -DTIMELY_BUILD_FUZZ=ON -DTIMELY_EXAMPLES_IN_ALL=OFF >/dev/null
+    cmake --preset asan -DTIMELY_UNITY_TESTS=ON -DTIMELY_BUILD_BOOK=OFF -DTIMELY_BUILD_FUZZ=ON -DTIMELY_EXAMPLES_IN_ALL=OFF >/dev/null
     cmake --build --preset asan -j "$jobs" --target all hello exchange wordcount pagerank
     ctest --preset asan -j "$jobs" -LE 'packaging|headers|compile_fail|bench|net|launchers|example'
     ctest --preset asan -j "$jobs" -L example -R '^example:(hello|exchange|exchange-columnar|exchange-batches|wordcount|pagerank):'
@@ -68,7 +68,7 @@ if [ "$quick" -eq 0 ]; then
   fi
 
   echo "== tsan: allocators, multi-worker dataflows, durable log, cluster (${SECONDS} s) =="
-  cmake --preset tsan -DTIMELY_BUILD_BOOK=OFF >/dev/null
+  cmake --preset tsan -DTIMELY_UNITY_TESTS=ON -DTIMELY_BUILD_BOOK=OFF >/dev/null
   # The streaming library (windows, joins, Nexmark) starts no threads of its own; its tests run
   # under TSan with --full (about 5 minutes more, their sanitized -O1 compile most of it).
   tsan_targets=(communication_tests conformance_tests conformance_launch_tests durable_tests
