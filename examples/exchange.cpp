@@ -132,7 +132,7 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, Swit
       }
     } else {
       for (const C& views : prepared) {
-        C copy = views;  // shares the bytes
+        C copy = views;  // shares the bytes; send_batch leaves its argument empty
         input.send_batch(copy);
       }
     }
