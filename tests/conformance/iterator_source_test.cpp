@@ -48,7 +48,7 @@ bool step_until_done_in_time(timely::Worker& worker, const ProbeHandle<Time>& pr
       worker, [&] { return probe.done(); }, 30);
 }
 
-constexpr Time records = 1000;           // 0..999 over all workers, x at time x / 10 * 10
+constexpr Time source_records = 1000;    // 0..999 over all workers, x at time x / 10 * 10
 constexpr std::size_t max_per_call = 4;  // at most this many records per call, all at one time
 constexpr Time violation = std::numeric_limits<Time>::max();
 
@@ -72,10 +72,10 @@ TEST_CASE("iterator_source sends every record at its time, under the probe's flo
         std::uint64_t outstanding = 0;
         for (const auto& [time, count] : sent) outstanding += count;
         most_outstanding = std::max(most_outstanding, outstanding);
-        if (next >= records) return std::nullopt;
+        if (next >= source_records) return std::nullopt;
         const Time time = next / 10 * 10;
         std::vector<std::uint64_t> xs;
-        while (next < records && next / 10 * 10 == time && xs.size() < max_per_call) {
+        while (next < source_records && next / 10 * 10 == time && xs.size() < max_per_call) {
           xs.push_back(next);
           next += peers;
         }
@@ -91,12 +91,12 @@ TEST_CASE("iterator_source sends every record at its time, under the probe's flo
     });
     if (!step_until_done_in_time(worker, probe)) seen.emplace_back(violation, 0);
     // With the probe holding it back, a worker has at most the records of the time it holds
-    // plus one batch of the next time outstanding (ignoring the probe would reach `records`).
+    // plus one batch of the next time outstanding (ignoring the probe would reach `source_records`).
     if (most_outstanding > 10 + max_per_call) seen.emplace_back(violation, most_outstanding);
     return seen;
   });
   std::vector<std::pair<Time, std::uint64_t>> expected;
-  for (Time x = 0; x < records; ++x) expected.emplace_back(x / 10 * 10, x);
+  for (Time x = 0; x < source_records; ++x) expected.emplace_back(x / 10 * 10, x);
   CHECK(result == expected);
 }
 
