@@ -35,6 +35,18 @@ constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO
 /// The text of record `i`: 5 to 15 bytes.
 std::string_view text_of(std::uint64_t i) { return kLetters.substr(i % 32, 5 + i % 11); }
 
+/// Record `i` as sent into a `C`: the u64 itself, a `Text` pair for a vector batch, or for a
+/// columnar batch the borrowed form, which makes no string.
+template <class Record, class C>
+auto record_of(std::uint64_t i) {
+  if constexpr (std::is_same_v<Record, std::uint64_t>)
+    return i;
+  else if constexpr (timely::container::Vector<C>)
+    return Text{i, std::string(text_of(i))};
+  else
+    return std::tuple<std::uint64_t, std::string_view>{i, text_of(i)};
+}
+
 /// A record's key: the record itself, or its first field (a `std::pair` of a vector batch, or the
 /// `std::tuple<std::uint64_t, std::string_view>` a columnar batch's records are read as).
 template <class Item>
@@ -110,10 +122,7 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, Swit
         open.clear();
       };
       for (std::uint64_t i = 0; i < records_per_round; ++i) {
-        if constexpr (std::is_same_v<Record, std::uint64_t>)
-          open.push_into(i);
-        else
-          open.push_into(std::tuple<std::uint64_t, std::string_view>{i, text_of(i)});
+        open.push_into(record_of<Record, C>(i));
         if (open.at_capacity()) keep();
       }
       if (!open.empty()) keep();
@@ -122,14 +131,7 @@ void run(timely::Worker& worker, std::uint64_t batch, std::uint64_t rounds, Swit
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t round = 0; round < round_count; ++round) {
     if (prepared.empty()) {
-      for (std::uint64_t i = 0; i < records_per_round; ++i) {
-        if constexpr (std::is_same_v<Record, std::uint64_t>)
-          input.send(i);
-        else if constexpr (timely::container::Vector<C>)
-          input.send(Text{i, std::string(text_of(i))});
-        else
-          input.send(std::tuple<std::uint64_t, std::string_view>{i, text_of(i)});  // no string made
-      }
+      for (std::uint64_t i = 0; i < records_per_round; ++i) input.send(record_of<Record, C>(i));
     } else {
       for (const C& views : prepared) {
         C copy = views;  // shares the bytes; send_batch leaves its argument empty
