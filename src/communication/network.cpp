@@ -65,8 +65,11 @@ class SlabPool : public std::enable_shared_from_this<SlabPool> {
   // them, and its part in the first would be copied to a fresh slab. With four frames to a slab,
   // about one in four is.
   static constexpr std::size_t slab_bytes = std::size_t{4} << 20;
-  static constexpr std::size_t kept = 4;                            // free slabs kept per link
-  static constexpr std::size_t kept_bytes = std::size_t{64} << 20;  // and their bytes, at most
+  // Free slabs kept per link, and their bytes at most. A worker that falls behind its receive
+  // thread holds many slabs, then returns them at once; slabs freed then would come back as
+  // fresh memory, page by page faulted in again, at every such burst.
+  static constexpr std::size_t kept = 16;
+  static constexpr std::size_t kept_bytes = std::size_t{64} << 20;
 
   /// The size of the slab `take(bytes)` hands out.
   static std::size_t size_for(std::size_t bytes) noexcept {
