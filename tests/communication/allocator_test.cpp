@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <timely/communication/error.hpp>
@@ -123,4 +125,67 @@ TEST_CASE("broadcast reaches every worker including the sender", "[communication
 
 TEST_CASE("a process of zero worker threads is a configuration error", "[communication]") {
   CHECK_THROWS_AS(ProcessShared(0), timely::ConfigError);
+}
+
+namespace {
+// A value with storage that channels pass back once consumed (`Recyclable`), like a message.
+struct Buffer {
+  std::vector<int> data;
+  bool recycle() {
+    data.clear();
+    return data.capacity() != 0;
+  }
+};
+static_assert(Recyclable<Buffer>);
+
+// Sends {1, 2, 3} and then {4} from `push` to `pull`, consuming each in its slot as operators do;
+// returns the storage of the first and what the second push left behind.
+std::pair<const int*, std::optional<Buffer>> send_twice(Push<Buffer>& push, Pull<Buffer>& pull) {
+  std::optional<Buffer> slot(Buffer{{1, 2, 3}});
+  const int* storage = slot->data.data();
+  push.push(slot);
+  CHECK_FALSE(slot.has_value());  // nothing consumed yet, nothing to give back
+  auto& first = pull.pull();
+  REQUIRE(first.has_value());
+  CHECK(first->data == std::vector<int>{1, 2, 3});
+  CHECK_FALSE(pull.pull().has_value());  // consumes the first: it goes back to the senders
+  std::optional<Buffer> second(Buffer{{4}});
+  push.push(second);
+  return {storage, std::move(second)};
+}
+}  // namespace
+
+TEST_CASE("consumed values go back to their senders with their storage, emptied", "[communication]") {
+  SECTION("thread allocator") {
+    auto alloc = Allocator::thread();
+    auto [pushers, puller] = alloc.allocate<Buffer>(0);
+    auto [storage, back] = send_twice(*pushers[0], *puller);
+    REQUIRE(back.has_value());
+    CHECK(back->data.empty());
+    CHECK(back->data.data() == storage);
+    CHECK(puller->recv()->data == std::vector<int>{4});
+  }
+  SECTION("process allocator, between two workers") {
+    auto shared = std::make_shared<ProcessShared>(2);
+    Allocator worker0(0, shared), worker1(1, shared);
+    auto [pushers0, puller0] = worker0.allocate<Buffer>(0);
+    auto [pushers1, puller1] = worker1.allocate<Buffer>(0);
+    auto [storage, back] = send_twice(*pushers0[1], *puller1);
+    REQUIRE(back.has_value());
+    CHECK(back->data.empty());
+    CHECK(back->data.data() == storage);
+    CHECK(puller1->recv()->data == std::vector<int>{4});
+  }
+  SECTION("a value without storage is not passed back") {
+    auto alloc = Allocator::thread();
+    auto [pushers, puller] = alloc.allocate<Buffer>(0);
+    pushers[0]->send(Buffer{{1}});
+    auto& got = puller->pull();
+    REQUIRE(got.has_value());
+    got->data = std::vector<int>{};  // taken by the consumer: no storage left
+    CHECK_FALSE(puller->pull().has_value());
+    std::optional<Buffer> slot(Buffer{{2}});
+    pushers[0]->push(slot);
+    CHECK_FALSE(slot.has_value());
+  }
 }

@@ -85,6 +85,9 @@ class RemotePusher final : public Push<T> {
   void push(std::optional<T>& element) override {
     if (!element) return;  // frames leave when the worker finishes its step
     remote_append(*links_, peer_, lo_, hi_, channel_, &encode_erased<T>, &*element);
+    if constexpr (Recyclable<T>) {
+      if (element->recycle()) return;  // encoded: its storage goes back to the sender
+    }
     element.reset();
   }
 

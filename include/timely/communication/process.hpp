@@ -110,11 +110,13 @@ class ProcessShared {
 
 namespace detail {
 
-/// One receiver's queue of a process channel: many writers, one reader.
+/// One receiver's queue of a process channel: many writers, one reader; and the values the
+/// reader consumed, passed back to the writers (`Recyclable` values only).
 template <class T>
 struct SharedQueue {
   std::mutex mutex;
   std::vector<T> items;
+  std::vector<T> recycled;
 };
 
 /// The queues of one process channel, one per receiving worker.
@@ -152,8 +154,12 @@ class ProcessPusher final : public Push<T> {
       auto& q = bundle_->queues[target_];
       std::lock_guard lock(q.mutex);
       q.items.push_back(std::move(*element));
+      element.reset();
+      if (!q.recycled.empty()) {
+        element.emplace(std::move(q.recycled.back()));
+        q.recycled.pop_back();
+      }
     }
-    element.reset();
     // Data first, then the event, then the buzz: the receiver can never see the event without
     // the data, nor park after the data arrived.
     if (target_ == self_)
@@ -179,6 +185,9 @@ class ProcessPuller final : public Pull<T> {
       : bundle_(std::move(bundle)), self_(self) {}
 
   std::optional<T>& pull() override {
+    if constexpr (Recyclable<T>) {
+      if (current_ && current_->recycle()) returned_.push_back(std::move(*current_));
+    }
     current_.reset();
     if (next_ == local_.size()) {
       local_.clear();
@@ -186,6 +195,11 @@ class ProcessPuller final : public Pull<T> {
       auto& q = bundle_->queues[self_];
       std::lock_guard lock(q.mutex);
       std::swap(local_, q.items);
+      for (auto& r : returned_) {
+        if (q.recycled.size() >= recycled_per_queue) break;
+        q.recycled.push_back(std::move(r));
+      }
+      returned_.clear();
     }
     if (next_ < local_.size()) current_.emplace(std::move(local_[next_++]));
     return current_;
@@ -197,6 +211,7 @@ class ProcessPuller final : public Pull<T> {
   std::vector<T> local_;
   std::size_t next_ = 0;
   std::optional<T> current_;
+  std::vector<T> returned_;  // consumed values, passed back at the next refill
 };
 
 }  // namespace detail

@@ -7,6 +7,8 @@
 /// ends may live on different threads.
 #pragma once
 
+#include <concepts>
+#include <cstddef>
 #include <optional>
 #include <utility>
 
@@ -34,6 +36,17 @@ class Push {
     push(slot);
   }
 };
+
+/// Values that are passed back for reuse once their contents were taken (the reference's
+/// recycling of buffers: an encoder or a partitioning pusher leaves the emptied value behind,
+/// and a channel returns what its receiver consumed to the senders' side). `v.recycle()` empties
+/// `v`, keeping its storage, and says whether there is storage worth passing back (a dataflow
+/// message clears its container). Channels keep at most `recycled_per_queue` such values.
+template <class T>
+concept Recyclable = requires(T& v) {
+  { v.recycle() } -> std::convertible_to<bool>;
+};
+inline constexpr std::size_t recycled_per_queue = 1024;
 
 /// The receiving end of a channel carrying values of type `T`.
 ///

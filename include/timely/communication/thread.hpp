@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <timely/communication/allocate.hpp>
 #include <timely/communication/buzzer.hpp>
@@ -24,10 +25,12 @@ namespace timely::communication {
 
 namespace detail {
 
-/// A queue owned by one thread.
+/// A queue owned by one thread, and the values its reader consumed, passed back to the writer
+/// (`Recyclable` values only).
 template <class T>
 struct LocalQueue {
   std::deque<T> items;
+  std::vector<T> recycled;
 };
 
 /// Appends to a `LocalQueue` and records the channel in the worker's events.
@@ -40,6 +43,10 @@ class LocalPusher final : public Push<T> {
     if (element) {
       queue_->items.push_back(std::move(*element));
       element.reset();
+      if (!queue_->recycled.empty()) {
+        element.emplace(std::move(queue_->recycled.back()));
+        queue_->recycled.pop_back();
+      }
       events_->push_back(channel_);
     }
   }
@@ -56,6 +63,10 @@ class LocalPuller final : public Pull<T> {
  public:
   explicit LocalPuller(std::shared_ptr<LocalQueue<T>> queue) : queue_(std::move(queue)) {}
   std::optional<T>& pull() override {
+    if constexpr (Recyclable<T>) {
+      if (current_ && queue_->recycled.size() < recycled_per_queue && current_->recycle())
+        queue_->recycled.push_back(std::move(*current_));
+    }
     current_.reset();
     if (!queue_->items.empty()) {
       current_.emplace(std::move(queue_->items.front()));

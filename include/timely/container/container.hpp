@@ -290,10 +290,15 @@ class CapacityContainerBuilder {
     Setup{}(current_);
     room_.make_room(current_);
   }
+  // The next current container is the last one handed out, if its consumer gave its storage
+  // back (the reference's recycling; it saves an allocation, and the page faults of fresh memory
+  // where the allocator returned freed memory to the system), cleared.
   void queue(bool full) {
     room_.filled(current_, full);
     pending_.push_back(std::move(current_));
-    current_ = C{};
+    current_ = std::move(spare_);
+    spare_ = C{};
+    current_.clear();
     ++ready_;
   }
 

@@ -27,11 +27,22 @@ struct Message {
   C data;
   std::size_t from = 0;
   std::size_t seq = 0;
+  /// Empties the container, keeping its storage, and says whether it has any (for vectors,
+  /// capacity): how a message is passed back for its producer to fill again
+  /// (`communication::Recyclable`).
+  bool recycle() noexcept(noexcept(data.clear())) {
+    data.clear();
+    if constexpr (requires { data.capacity(); })
+      return data.capacity() != 0;
+    else
+      return true;
+  }
 };
 
 /// Delivers each message to every consumer of an output: copies for all but the last, which
 /// receives the original (so a container is copied only when a stream has several consumers).
-/// A flush is forwarded to every consumer.
+/// A flush is forwarded to every consumer. What the last consumer leaves behind (a drained
+/// message whose container kept its storage) is returned, for the producer to fill again.
 template <class T, class C>
 class Tee {
  public:
@@ -41,9 +52,9 @@ class Tee {
   void add(std::unique_ptr<Pusher> pusher) { pushers_.push_back(std::move(pusher)); }
   [[nodiscard]] std::size_t consumers() const noexcept { return pushers_.size(); }
 
-  /// Sends `message` to every consumer.
-  void push(Message<T, C>&& message) {
-    if (pushers_.empty()) return;
+  /// Sends `message` to every consumer; returns what the last one left behind, if anything.
+  std::optional<Message<T, C>> push(Message<T, C>&& message) {
+    if (pushers_.empty()) return std::nullopt;
     if constexpr (std::copy_constructible<C>) {
       for (std::size_t i = 0; i + 1 < pushers_.size(); ++i) pushers_[i]->send(message);
     } else if (pushers_.size() > 1) {
@@ -51,6 +62,7 @@ class Tee {
     }
     std::optional<Message<T, C>> slot(std::move(message));
     pushers_.back()->push(slot);
+    return slot;
   }
   /// Flushes every consumer.
   void done() {

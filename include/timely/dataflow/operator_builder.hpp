@@ -60,14 +60,19 @@ struct OutputState {
   bool dirty = false;
 
   /// Counts and sends one container. Counting happens here, before the fan-out, so a production
-  /// is always reported no later than any capability drop that follows it.
-  void send(const T& time, C&& data) {
+  /// is always reported no later than any capability drop that follows it. `data` is left
+  /// holding the container the consumer gave back (its storage, for the builder to fill again;
+  /// builders clear what they are given back) or an empty one.
+  void send(const T& time, C& data) {
     if (data.empty()) return;
     produced.update(time, static_cast<std::int64_t>(container::record_count(data)));
     Message<T, C> message;
     message.time = time;
     message.data = std::move(data);
-    tee->push(std::move(message));
+    if (auto back = tee->push(std::move(message)))
+      data = std::move(back->data);
+    else
+      data = C{};
     dirty = true;
   }
   void flush() {
@@ -169,7 +174,7 @@ class SessionCore {
   /// Sends one record of a vector output (any value convertible to the record type, braces too).
   void give(container::VectorRecord<Container> record) requires container::Vector<Container> {
     builder_.push_into(std::move(record));
-    while (Container* full = builder_.extract()) output_->send(time_, std::move(*full));
+    while (Container* full = builder_.extract()) output_->send(time_, *full);
   }
   /// Sends one record (anything the container can absorb: for a columnar batch, an owned value
   /// or a borrowed reference).
@@ -177,7 +182,7 @@ class SessionCore {
   requires requires(CB& b, X&& x) { b.push_into(std::forward<X>(x)); }
   void give(X&& record) {
     builder_.push_into(std::forward<X>(record));
-    while (Container* full = builder_.extract()) output_->send(time_, std::move(*full));
+    while (Container* full = builder_.extract()) output_->send(time_, *full);
   }
   /// Anything the output cannot absorb: one readable error instead of a list of candidates.
   template <class X>
@@ -196,8 +201,8 @@ class SessionCore {
   /// Sends a whole container at once, leaving `batch` empty. Buffered records are sent first.
   void give_container(Container& batch) {
     flush();
-    output_->send(time_, std::move(batch));
-    batch = Container{};
+    output_->send(time_, batch);
+    batch.clear();  // it may hold a container given back, with its storage
   }
   /// Sends a whole vector at once (vector outputs), leaving `batch` empty.
   template <class V = Container>
@@ -205,7 +210,7 @@ class SessionCore {
   void give_vec(V& batch) { give_container(batch); }
   /// Sends the buffered records now.
   void flush() {
-    while (Container* rest = builder_.finish()) output_->send(time_, std::move(*rest));
+    while (Container* rest = builder_.finish()) output_->send(time_, *rest);
   }
 
  private:

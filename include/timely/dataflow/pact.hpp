@@ -64,6 +64,8 @@ namespace detail {
 /// builder per worker, and sends each container as the builder completes it, when the time
 /// changes, and on flush. Vector records are moved; a container that `Gathers` (columnar
 /// batches) is partitioned by index and copied into the targets' batches column by column.
+/// The drained message is left behind, emptied, for its producer to fill again; what a target
+/// leaves behind goes back to that target's builder.
 template <class T, class C, class Route>
 class ExchangePusher final : public MessagePush<T, C> {
  public:
@@ -93,7 +95,7 @@ class ExchangePusher final : public MessagePush<T, C> {
     if constexpr (container::Gathers<C>) {
       if (message.data.size() <= UINT32_MAX) {
         partition(message.data);
-        element.reset();
+        if (!message.recycle()) element.reset();
         return;
       }
     }
@@ -101,9 +103,9 @@ class ExchangePusher final : public MessagePush<T, C> {
       const std::size_t target = target_of(item);
       auto& builder = builders_[target];
       builder.push_into(std::forward<decltype(item)>(item));
-      while (C* full = builder.extract()) send(target, std::move(*full));
+      while (C* full = builder.extract()) send(target, *full);
     });
-    element.reset();
+    if (!message.recycle()) element.reset();
   }
 
  private:
@@ -161,19 +163,24 @@ class ExchangePusher final : public MessagePush<T, C> {
       if (starts_[t] == starts_[t + 1]) continue;
       builders_[t].push_gathered(
           data, std::span<const std::uint32_t>(order + starts_[t], starts_[t + 1] - starts_[t]));
-      while (C* full = builders_[t].extract()) send(t, std::move(*full));
+      while (C* full = builders_[t].extract()) send(t, *full);
     }
   }
 
-  void send(std::size_t target, C&& data) {
-    Message<T, C> out;
-    out.time = time_;
-    out.data = std::move(data);
-    pushers_[target]->send(std::move(out));
+  // Sends `data`, leaving in it what the target gave back (for its builder) or nothing.
+  void send(std::size_t target, C& data) {
+    std::optional<Message<T, C>> slot(std::in_place);
+    slot->time = time_;
+    slot->data = std::move(data);
+    pushers_[target]->push(slot);
+    if (slot)
+      data = std::move(slot->data);
+    else
+      data = C{};
   }
   void flush_all() {
     for (std::size_t i = 0; i < builders_.size(); ++i)
-      while (C* rest = builders_[i].finish()) send(i, std::move(*rest));
+      while (C* rest = builders_[i].finish()) send(i, *rest);
   }
 
   std::vector<std::unique_ptr<MessagePush<T, C>>> pushers_;

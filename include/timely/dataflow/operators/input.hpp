@@ -136,8 +136,8 @@ class InputHandleCore {
   void send_batch(C& batch) {
     check_open("send_batch");
     ship();
-    if (!batch.empty()) deliver(std::move(batch));
-    batch = C{};
+    if (!batch.empty()) deliver(batch);
+    batch.clear();  // it may hold storage given back
   }
   /// Sends buffered records now.
   void flush() {
@@ -214,18 +214,22 @@ class InputHandleCore {
     forget_dropped();
     if (buffer_.empty()) return;
     room_.filled(buffer_, container::at_capacity(buffer_));
-    deliver(std::move(buffer_));
-    buffer_ = C{};
+    deliver(buffer_);
+    buffer_.clear();
   }
-  void deliver(C&& data) {
+  // Sends `data` to every attachment, leaving in it what the last one gave back (storage to
+  // fill again) or nothing.
+  void deliver(C& data) {
     const auto count = static_cast<std::int64_t>(container::record_count(data));
     for (std::size_t i = 0; i < attachments_.size(); ++i) {
       auto& a = *attachments_[i];
       a.produced.update(now_, count);
       Message<T, C> message;
       message.time = now_;
-      message.data = (i + 1 == attachments_.size()) ? std::move(data) : data;
-      a.tee->push(std::move(message));
+      const bool last = i + 1 == attachments_.size();
+      message.data = last ? std::move(data) : data;
+      auto back = a.tee->push(std::move(message));
+      if (last) data = back ? std::move(back->data) : C{};
     }
   }
 
