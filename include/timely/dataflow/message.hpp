@@ -54,7 +54,10 @@ class Tee {
 
   /// Sends `message` to every consumer; returns what the last one left behind, if anything.
   std::optional<Message<T, C>> push(Message<T, C>&& message) {
-    if (pushers_.empty()) return std::nullopt;
+    if (pushers_.empty()) {  // nobody reads this output: the storage goes straight back
+      if (message.recycle()) return std::optional<Message<T, C>>(std::move(message));
+      return std::nullopt;
+    }
     if constexpr (std::copy_constructible<C>) {
       for (std::size_t i = 0; i + 1 < pushers_.size(); ++i) pushers_[i]->send(message);
     } else if (pushers_.size() > 1) {
