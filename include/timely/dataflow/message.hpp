@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <timely/communication/push_pull.hpp>
+#include <timely/container/container.hpp>
 #include <timely/error.hpp>
 
 namespace timely::dataflow {
@@ -27,15 +28,19 @@ struct Message {
   C data;
   std::size_t from = 0;
   std::size_t seq = 0;
-  /// Empties the container, keeping its storage, and says whether it has any (for vectors,
-  /// capacity): how a message is passed back for its producer to fill again
-  /// (`communication::Recyclable`).
+  /// Empties the container, keeping its storage, and says whether that storage is worth
+  /// passing back for the producer to fill again (`communication::Recyclable`): a vector with a
+  /// capacity of at most four default batches. Larger vectors (a whole `give_vec`) are not
+  /// kept, so that recycling never holds much memory; columnar batches take their storage from
+  /// their own block cache and are not passed back.
   bool recycle() noexcept(noexcept(data.clear())) {
     data.clear();
-    if constexpr (requires { data.capacity(); })
-      return data.capacity() != 0;
-    else
-      return true;
+    if constexpr (container::Vector<C>) {
+      const std::size_t capacity = data.capacity();
+      return capacity != 0 && capacity <= 4 * container::default_capacity<typename C::value_type>();
+    } else {
+      return false;
+    }
   }
 };
 

@@ -96,6 +96,9 @@ class OperatorInputCore {
 
   /// Calls `f(InputCapability<T>&, C& records)` for every received container, in arrival order.
   /// The container may be moved from or drained. Consumption is counted as containers are taken.
+  /// Storage left in the container when `f` returns goes back to its sender in this process,
+  /// emptied, for reuse (`communication::Recyclable`): move the container out to keep its
+  /// contents.
   template <class F>
   void for_each(F&& f) {
     while (auto& message = state_->puller->pull()) {
