@@ -120,8 +120,13 @@ bool remote_next(RemoteInbox& inbox, std::span<const std::uint8_t>& bytes, std::
 }
 
 void throw_undecodable(std::size_t channel, std::uint32_t source, const std::string& why) {
+  // The handshake checks the wire version and each process's -n and -w, not the dataflows a
+  // program builds from its other arguments: the likeliest cause, hence the question.
   throw NetworkError("timely: a message from worker " + std::to_string(source) + " on channel " +
-                     std::to_string(channel) + " does not decode: " + why);
+                     std::to_string(channel) + " does not decode: " + why +
+                     " (do all processes run the same program with the same arguments? A channel "
+                     "carries one record type, and its number depends on the dataflows built "
+                     "before it)");
 }
 
 void throw_no_codec(std::size_t channel, const char* type_name) {

@@ -1003,7 +1003,7 @@ FAKE = {
                      {"bound": 9}),
     "frames-closed": ("frames", lambda: b"", r"lost process 1 .*without an end-of-stream", {"close": True}),
     "frames-undecodable": ("frames", lambda: b"".join(data(channel=ch, seq=ch, fill=b"\xff") for ch in range(8)),
-                           r"does not decode", {}),
+                           r"does not decode.*the same program with the same arguments", {}),
     "frames-abort": ("frames", lambda: header_bytes(4, length=13) + b"peer exploded" + bytes(3),
                      r"process 1 .*stopped the computation: peer exploded", {}),
     "frames-after-eos": ("frames", lambda: header_bytes(3) + header_bytes(2), r"after its end-of-stream", {}),
