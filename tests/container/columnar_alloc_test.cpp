@@ -243,13 +243,16 @@ TEST_CASE("columnar allocations: a builder's next batch grows straight to the la
     using P = std::pair<std::uint64_t, std::string>;
     col::Builder<P> builder;  // 1 MiB batches
     std::uint64_t next = 0;
+    std::vector<col::Batch<P>> shipped;  // taken out and kept, as a channel would hold them
     // Pushes until a batch is full and hands it out; returns the large allocations that took.
     auto fill_one = [&] {
       const std::size_t before = large_allocations.load();
-      while (builder.extract() == nullptr) {
+      col::Batch<P>* full = nullptr;
+      while ((full = builder.extract()) == nullptr) {
         builder.push_into(std::tuple<std::uint64_t, std::string_view>{next, "eleven char"});
         ++next;
       }
+      shipped.push_back(std::move(*full));
       return large_allocations.load() - before;
     };
     first = fill_one();  // no shape yet: each column grows through several large blocks

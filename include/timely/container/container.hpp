@@ -148,7 +148,9 @@ void drain(C& c, F&& f) {
 /// Required: `typename B::Container`; `b.extract()` returns a pointer to a completed container or
 /// nullptr; `b.finish()` returns completed and then partial containers, nullptr once none remain
 /// (call it until it does); `b.relax()` releases memory kept for reuse. The caller may move the
-/// contents out of a returned container; the builder clears whatever is left before reusing it.
+/// contents out of a returned container, or swap in storage to reuse; the builder clears
+/// whatever is left before reusing it. A returned pointer is valid until the next call on the
+/// builder.
 template <class B>
 concept ContainerBuilder = std::default_initializable<B> && std::movable<B> && requires(B& b) {
   typename B::Container;

@@ -30,14 +30,16 @@ struct Message {
   std::size_t seq = 0;
   /// Empties the container, keeping its storage, and says whether that storage is worth
   /// passing back for the producer to fill again (`communication::Recyclable`): a vector with a
-  /// capacity of at most four default batches. Larger vectors (a whole `give_vec`) are not
-  /// kept, so that recycling never holds much memory; columnar batches take their storage from
-  /// their own block cache and are not passed back.
+  /// capacity of one to four default batches. Smaller ones (a copy for one of several
+  /// consumers, a short `give_vec`) would make a builder grow them again, and larger ones would
+  /// make recycling hold much memory; columnar batches take their storage from their own block
+  /// cache and are not passed back.
   bool recycle() noexcept(noexcept(data.clear())) {
     data.clear();
     if constexpr (container::Vector<C>) {
       const std::size_t capacity = data.capacity();
-      return capacity != 0 && capacity <= 4 * container::default_capacity<typename C::value_type>();
+      const std::size_t batch = container::default_capacity<typename C::value_type>();
+      return capacity >= batch && capacity <= 4 * batch;
     } else {
       return false;
     }
