@@ -401,3 +401,17 @@ TEST_CASE("columnar validation: types without data cannot claim unbounded items"
   const auto small = words_of({col::magic_version, 1, 1, 8, 3});
   CHECK(col::Batch<std::vector<std::tuple<>>>::from_bytes(small.bytes(), small.words)[0].size() == 3);
 }
+
+TEST_CASE("columnar validation: bytes that are not a batch say what their first word is",
+          "[container][columnar]") {
+  std::vector<std::uint8_t> bytes(24, 0);
+  bytes[0] = 1;  // what a vector-encoded message of one record might start with
+  const auto owned = own(bytes);
+  try {
+    (void)col::Batch<std::pair<std::uint64_t, std::string>>::from_bytes(owned.bytes(), owned.words);
+    FAIL("bytes that are not a batch were accepted");
+  } catch (const col::LayoutError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("the first word is 0x0000000000000001, not 0x314c4f43594c4d54") &&
+                             Catch::Contains("not a columnar batch"));
+  }
+}

@@ -322,6 +322,11 @@ class Batch {
     return buffers;
   }
 
+  static std::string hex_word(std::uint64_t w) {
+    std::string text = "0x0000000000000000";
+    for (std::size_t i = text.size() - 1; i >= 2; --i, w >>= 4) text[i] = "0123456789abcdef"[w & 15];
+    return text;
+  }
   // Reads the header of the `size` bytes at `base`, checks every buffer's extent and padding,
   // fills `offsets`/`sizes` and returns the item count.
   static std::size_t parse_header(const unsigned char* base, std::size_t size, std::size_t* offsets,
@@ -333,8 +338,9 @@ class Batch {
     const auto magic = detail::load<std::uint64_t>(base, 0);
     if (magic != magic_version)
       detail::fail(root, "header", 0,
-                   "magic/version word " + std::to_string(magic) + " is not that of layout version 1 (" +
-                       std::to_string(magic_version) + ")");
+                   "the first word is " + hex_word(magic) + ", not " + hex_word(magic_version) +
+                       " (\"TMLYCOL1\", the magic and version of layout 1): these bytes are not a "
+                       "columnar batch of this layout");
     const auto count = detail::load<std::uint64_t>(base, 1);
     if constexpr (sizeof(std::size_t) < sizeof(std::uint64_t)) {
       if (count > SIZE_MAX) detail::fail(root, "header", 8, "item count does not fit size_t");
