@@ -166,10 +166,10 @@ class ExchangePusher final : public MessagePush<T, C> {
     for (std::size_t t = 0; t < peers; ++t)
       gather_into(t, data, order + starts_[t], starts_[t + 1] - starts_[t]);
   }
-  // Two targets (two workers, the common case): a target is 0 or 1, so the second target's count
-  // is the sum of the targets, and each index is placed through two cursors held in registers
-  // (a select and two adds per record, no counter in memory whose every increment waits for
-  // the one before it).
+  // Two targets (two workers, the common case; a target is then 0 or 1): one pass writes each
+  // index to both lists and advances only its target's cursor, both cursors held in registers.
+  // Two stores and two adds per record, with no counting pass and no counter in memory whose
+  // every increment waits for the one before it; each list keeps the batch's order.
   template <class Items>
   void partition_in_two(const C& data, const Items& items, std::size_t n) {
     order_.resize(n);
