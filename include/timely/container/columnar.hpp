@@ -26,6 +26,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -323,8 +324,8 @@ class Batch {
   }
 
   static std::string hex_word(std::uint64_t w) {
-    std::string text = "0x0000000000000000";
-    for (std::size_t i = text.size() - 1; i >= 2; --i, w >>= 4) text[i] = "0123456789abcdef"[w & 15];
+    char text[19];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(w));
     return text;
   }
   // Reads the header of the `size` bytes at `base`, checks every buffer's extent and padding,
