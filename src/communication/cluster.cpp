@@ -31,16 +31,25 @@ class ClusterLinks {
     auto& buf = buffers_[peer];
     const std::size_t start = buf.size();
     buf.resize(start + wire::header_size);
-    Encoder encoder(buf);
-    encode(encoder, value);
-    const std::size_t length = buf.size() - start - wire::header_size;
+    struct Forget {  // the lasting bytes are the value's: never kept past this call
+      std::vector<LastingBytes>& lasting;
+      ~Forget() { lasting.clear(); }
+    } forget{lasting_};
+    Encoder encoder(buf, lasting_, lasting_min);
+    try {
+      encode(encoder, value);
+    } catch (...) {
+      buf.resize(start);  // no partial frame
+      throw;
+    }
+    const std::size_t length = encoder.size() - start - wire::header_size;
     if (length > network_->max_payload()) {
       buf.resize(start);
       throw timely::Error("timely: a message of " + std::to_string(length) + " bytes on channel " +
                           std::to_string(channel) + " exceeds the frame payload limit of " +
                           std::to_string(network_->max_payload()) + " bytes");
     }
-    buf.resize(start + wire::frame_size(length), 0);
+    buf.resize(buf.size() + (wire::frame_size(length) - wire::header_size - length), 0);
     wire::FrameHeader header;
     header.source = source_;
     header.target_lo = lo;
@@ -49,7 +58,13 @@ class ClusterLinks {
     header.channel = channel;
     header.seq = seqs_[peer]++;
     wire::encode_header(header, buf.data() + start);
-    if (buf.size() >= flush_bytes) flush(peer);
+    if (!lasting_.empty()) {
+      // The value's lasting bytes are valid only until this returns: write them now.
+      network_->send_gather(peer, std::move(buf), lasting_);
+      buf = network_->buffer(peer);
+    } else if (buf.size() >= flush_bytes) {
+      flush(peer);
+    }
   }
 
   /// Hands every non-empty buffer to the network.
@@ -62,6 +77,11 @@ class ClusterLinks {
 
   /// A buffer this large is handed over without waiting for the end of the step.
   static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
+  /// A value's lasting bytes (a columnar batch's column buffers) at least this large are
+  /// written from where they are, with a gather write, instead of being copied into the buffer;
+  /// the buffer is then sent at once. Smaller ones are copied, so that small batches still
+  /// share a write.
+  static constexpr std::size_t lasting_min = std::size_t{64} << 10;
 
  private:
   void flush(std::size_t peer) {
@@ -73,6 +93,7 @@ class ClusterLinks {
   std::uint32_t source_;
   std::vector<std::vector<std::uint8_t>> buffers_;
   std::vector<std::uint64_t> seqs_;
+  std::vector<LastingBytes> lasting_;  // of the value being appended; empty between appends
 };
 
 /// The views the network delivered for one worker and channel, taken a batch per lock.

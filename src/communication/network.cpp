@@ -45,11 +45,31 @@ namespace {
 class TcpNetwork;
 
 /// The number of whole frames in `bytes` (a send buffer holds whole frames, back to back).
+/// Right too for a buffer whose last frame lacks lasting bytes sent beside it (`send_gather`):
+/// the walk steps past the end after that frame's header.
 std::uint64_t count_frames(const std::vector<std::uint8_t>& bytes) noexcept {
   std::uint64_t frames = 0;
   for (std::size_t at = 0; at + wire::header_size <= bytes.size(); ++frames)
     at += wire::frame_size(wire::detail::get32(bytes.data() + at + 20));  // the length field
   return frames;
+}
+
+/// `bytes` with `lasting`'s bytes inserted, in one buffer.
+std::vector<std::uint8_t> gathered(const std::vector<std::uint8_t>& bytes,
+                                   std::span<const LastingBytes> lasting) {
+  std::size_t total = bytes.size();
+  for (const auto& piece : lasting) total += piece.size;
+  std::vector<std::uint8_t> out;
+  out.reserve(total);
+  std::size_t at = 0;
+  for (const auto& piece : lasting) {
+    out.insert(out.end(), bytes.begin() + static_cast<std::ptrdiff_t>(at),
+               bytes.begin() + static_cast<std::ptrdiff_t>(piece.at));
+    out.insert(out.end(), piece.data, piece.data + piece.size);
+    at = piece.at;
+  }
+  out.insert(out.end(), bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.end());
+  return out;
 }
 
 /// Receive slabs, recycled: the last view of a slab returns it here (from whichever worker
@@ -129,8 +149,9 @@ struct Link {
   std::condition_variable cv;
   std::deque<std::vector<std::uint8_t>> queue;
   std::vector<std::vector<std::uint8_t>> free;
-  bool closing = false;   // finish(): write end of stream after the queue
-  bool aborting = false;  // stop(): write the abort frame and stop
+  std::vector<asio::const_buffer> gather;  // a worker's gather write; guarded by write_mutex
+  bool closing = false;                    // finish(): write end of stream after the queue
+  bool aborting = false;                   // stop(): write the abort frame and stop
   std::string abort_reason;
   bool sender_finished = false;  // guarded by mutex
   std::thread sender;
@@ -167,26 +188,10 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     }
     auto& link = *links_[peer];
     std::unique_lock writing(link.write_mutex, std::try_to_lock);
-    if (writing.owns_lock()) {
-      bool direct = false;
-      {
-        std::lock_guard lock(link.mutex);
-        direct = link.queue.empty() && !link.closing && !link.aborting && !link.sender_finished;
-      }
-      if (direct) {
-        boost::system::error_code ec;
-        asio::write(link.socket, asio::buffer(frames), networking::WholeWrites{}, ec);
-        if (ec) {
-          lost_while_sending(link, ec.message());
-          stats_->set_state(link.peer, ConnectionState::Failed);
-          std::rethrow_exception(shared_->failure());
-        }
-        stats_->sent(link.peer, frames.size(), count_frames(frames));
-        frames.clear();
-        std::lock_guard lock(link.mutex);
-        if (link.free.size() < 8) link.free.push_back(std::move(frames));
-        return;
-      }
+    if (writing.owns_lock() && may_write_directly(link)) {
+      write_directly(link, asio::buffer(frames), frames.size(), count_frames(frames));
+      recycle(link, std::move(frames));
+      return;
     }
     // Once the send thread has ended on a failure, nothing would send a queued frame: the
     // queue would only grow. Raise the failure, as the direct write does.
@@ -198,6 +203,32 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     }
     if (failed) std::rethrow_exception(failed);
     link.cv.notify_one();
+  }
+
+  void send_gather(std::size_t peer, std::vector<std::uint8_t>&& frames,
+                   std::span<const LastingBytes> lasting) override {
+    if (peer != config_.process && !lasting.empty()) {
+      auto& link = *links_[peer];
+      std::unique_lock writing(link.write_mutex, std::try_to_lock);
+      if (writing.owns_lock() && may_write_directly(link)) {
+        auto& pieces = link.gather;  // guarded by write_mutex
+        pieces.clear();
+        std::size_t at = 0;
+        std::size_t bytes = frames.size();
+        for (const auto& piece : lasting) {
+          if (piece.at > at) pieces.emplace_back(frames.data() + at, piece.at - at);
+          pieces.emplace_back(piece.data, piece.size);
+          at = piece.at;
+          bytes += piece.size;
+        }
+        if (frames.size() > at) pieces.emplace_back(frames.data() + at, frames.size() - at);
+        write_directly(link, pieces, bytes, count_frames(frames));  // lasting: in the last frame
+        recycle(link, std::move(frames));
+        return;
+      }
+    }
+    if (!lasting.empty()) frames = gathered(frames, lasting);
+    send(peer, std::move(frames));
   }
 
   std::vector<std::uint8_t> buffer(std::size_t peer) override {
@@ -380,6 +411,34 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
     }
     fail("timely: lost " + describe(link.peer, link.address) + " while sending to it: " + what);
     stats_->set_state(link.peer, ConnectionState::Failed);
+  }
+
+  /// Whether a worker holding `link.write_mutex` may write to the socket itself: nothing is
+  /// queued before it and the link is open.
+  static bool may_write_directly(Link& link) {
+    std::lock_guard lock(link.mutex);
+    return link.queue.empty() && !link.closing && !link.aborting && !link.sender_finished;
+  }
+
+  /// A worker's own write of whole frames (`write_mutex` held). On failure it records the lost
+  /// peer and throws the computation's failure.
+  template <class Buffers>
+  void write_directly(Link& link, const Buffers& buffers, std::size_t bytes, std::uint64_t frames) {
+    boost::system::error_code ec;
+    asio::write(link.socket, buffers, networking::WholeWrites{}, ec);
+    if (ec) {
+      lost_while_sending(link, ec.message());
+      stats_->set_state(link.peer, ConnectionState::Failed);
+      std::rethrow_exception(shared_->failure());
+    }
+    stats_->sent(link.peer, bytes, frames);
+  }
+
+  /// Keeps a written buffer's storage for the worker's next frames to `link`.
+  static void recycle(Link& link, std::vector<std::uint8_t>&& frames) {
+    frames.clear();
+    std::lock_guard lock(link.mutex);
+    if (link.free.size() < 8) link.free.push_back(std::move(frames));
   }
 
   void write_control(Link& link, wire::FrameKind kind, const std::string& payload) {

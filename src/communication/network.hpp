@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include <timely/communication/codec_core.hpp>
 #include <timely/communication/error.hpp>
 #include <timely/communication/initialize.hpp>
 #include <timely/communication/network_stats.hpp>
@@ -85,6 +86,13 @@ class Network {
   /// Queues `frames` (whole frames) for process `peer`; the send thread writes them in order.
   /// Frames for this process itself (zerocopy mode) are delivered at once.
   virtual void send(std::size_t peer, std::vector<std::uint8_t>&& frames) = 0;
+  /// Sends `frames` with the bytes of `lasting` inserted (`Encoder`'s lasting bytes: they
+  /// belong to a value the caller holds until this returns), all of them within the last frame. When nothing
+  /// is queued for `peer` the caller's thread writes them at once with one gather write, without copying the
+  /// lasting bytes; otherwise, or for this process itself, it copies them into the buffer and
+  /// sends that as `send` does. Throws what `send` throws.
+  virtual void send_gather(std::size_t peer, std::vector<std::uint8_t>&& frames,
+                           std::span<const LastingBytes> lasting) = 0;
   /// An empty buffer for frames to `peer`, recycled from earlier sends when possible.
   virtual std::vector<std::uint8_t> buffer(std::size_t peer) = 0;
   /// The queue of messages for local worker `local` on `channel` (created on first use by

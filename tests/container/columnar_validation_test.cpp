@@ -383,6 +383,72 @@ TEST_CASE("columnar codec: a batch after a 12-byte prefix pads, borrows and repo
   CHECK(back.second == batch);
 }
 
+TEST_CASE("columnar codec: an encoder that keeps column buffers by address encodes the same bytes",
+          "[container][columnar][codec]") {
+  using timely::communication::LastingBytes;
+  constexpr std::uint64_t seed = 0xC01'0000'0009;
+  std::printf("columnar lasting encoder: seed %llu\n", static_cast<unsigned long long>(seed));
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<TB> batches{TB{}, sample_triples()};
+  for (const std::size_t n : {1u, 7u, 300u, 5000u}) {
+    TB b;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::optional<std::vector<std::uint32_t>> tail;
+      if (rng() % 3 != 0) tail = std::vector<std::uint32_t>(rng() % 5, static_cast<std::uint32_t>(rng()));
+      b.push_into(Triple{rng(), std::string(rng() % 23, static_cast<char>('a' + rng() % 26)), tail});
+    }
+    batches.push_back(std::move(b));
+  }
+  // Two batches between a 12-byte prefix and a 4-byte suffix, as in a frame.
+  auto encode_all = [&](Encoder& e, const TB& a, const TB& b) {
+    e.put_u64(17);
+    e.put_u32(3);
+    e.put(a);
+    e.put(b);
+    e.put_u32(0xABCD);
+  };
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const TB& a = batches[i];
+    const TB& b = batches[(i + 3) % batches.size()];
+    INFO("batches of " << a.size() << " and " << b.size() << " items");
+    std::vector<std::uint8_t> plain;
+    Encoder copying(plain);
+    encode_all(copying, a, b);
+    for (const std::size_t threshold :
+         {std::size_t{0}, std::size_t{1}, std::size_t{8}, std::size_t{100}, std::size_t{4096}, SIZE_MAX}) {
+      INFO("threshold " << threshold);
+      std::vector<std::uint8_t> buf{0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE};  // bytes before
+      std::vector<LastingBytes> lasting;
+      Encoder e(buf, lasting, threshold);
+      encode_all(e, a, b);
+      CHECK(e.size() == 8 + plain.size());
+      // The buffer with each kept piece inserted where it belongs is the plain encoding.
+      std::vector<std::uint8_t> joined;
+      std::size_t at = 0;
+      for (const auto& piece : lasting) {
+        REQUIRE(piece.at >= at);
+        REQUIRE(piece.at <= buf.size());
+        CHECK(piece.size >= std::max<std::size_t>(threshold, 1));
+        joined.insert(joined.end(), buf.begin() + static_cast<std::ptrdiff_t>(at),
+                      buf.begin() + static_cast<std::ptrdiff_t>(piece.at));
+        CHECK((joined.size() - 8) % 8 == 0);  // a column buffer starts 8-aligned, as in the layout
+        joined.insert(joined.end(), piece.data, piece.data + piece.size);
+        at = piece.at;
+      }
+      joined.insert(joined.end(), buf.begin() + static_cast<std::ptrdiff_t>(at), buf.end());
+      REQUIRE(joined.size() == 8 + plain.size());
+      CHECK(std::equal(plain.begin(), plain.end(), joined.begin() + 8));
+      if (threshold == SIZE_MAX) CHECK(lasting.empty());
+      if (threshold <= 1 && !a.empty()) CHECK_FALSE(lasting.empty());  // the batch's own columns
+      for (const auto& piece : lasting) {  // pieces point into the batches, not the buffer
+        const bool in_buffer = piece.data >= buf.data() && piece.data < buf.data() + buf.size();
+        CHECK_FALSE(in_buffer);
+      }
+    }
+  }
+}
+
 TEST_CASE("columnar validation: types without data cannot claim unbounded items", "[container][columnar]") {
   // Nothing in the bytes bounds how many empty tuples there are; the count is capped instead.
   auto words_of = [](std::vector<std::uint64_t> words) {

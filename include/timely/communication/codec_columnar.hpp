@@ -2,7 +2,9 @@
 /// The codec of columnar batches (`Codec<container::columnar::Batch<T>>`): zero bytes until the
 /// buffer's size is a multiple of 8, a u64 byte length, then the batch's serialized bytes
 /// (container/columnar/layout.hpp), so that its column buffers are 8-byte aligned relative to
-/// the start of the encoder's buffer. Decoding skips the same padding (relative to the start of
+/// the start of the encoder's buffer. The column buffers go through `Encoder::put_lasting`: an
+/// encoder of the cluster transport keeps large ones by address and the socket write gathers
+/// them, with no copy. Decoding skips the same padding (relative to the start of
 /// the decoder's bytes, which must be where the encoder's buffer started, or 8-aligned
 /// relative to it), validates the batch once and, when the decoder has an `owner()` and the
 /// bytes are 8-byte aligned in memory, borrows them in place (no copy, no allocation).
@@ -35,10 +37,14 @@ struct Codec<container::columnar::Batch<T>, void> {
   static constexpr std::size_t min_size = 8 + container::columnar::header_bytes(B::buffers());
 
   static void encode(Encoder& e, const B& batch) {
-    auto& out = e.buffer();
-    out.resize(container::columnar::pad8(out.size()), 0);
+    e.pad_to(8);
     e.put_u64(batch.serialized_size());
-    batch.append_to(out);
+    batch.write_pieces([&](const std::uint8_t* data, std::size_t n, bool lasting) {
+      if (lasting)
+        e.put_lasting(data, n);
+      else
+        e.put_bytes(data, n);
+    });
   }
 
   static B decode(Decoder& d) {

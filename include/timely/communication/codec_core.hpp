@@ -130,10 +130,28 @@ constexpr std::size_t codec_min_size() {
 // ---------------------------------------------------------------------------------------------
 // Encoder
 
+/// Bytes an `Encoder` kept by address instead of copying (`Encoder::put_lasting`): they belong
+/// `at` bytes into its buffer, before the byte that is there now (entries in order of `at`).
+struct LastingBytes {
+  std::size_t at = 0;
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+};
+
 /// Appends encoded values to a byte buffer (which it borrows: the buffer must outlive it).
 class Encoder {
  public:
   explicit Encoder(std::vector<std::uint8_t>& out) noexcept : out_(&out) {}
+  /// An encoder that keeps blocks of at least `lasting_min` bytes handed to `put_lasting` by
+  /// address in `lasting` instead of copying them: the encoded bytes are then the buffer with
+  /// each entry's bytes inserted at its `at`. The cluster transport writes them with gather I/O
+  /// while the value they belong to is still alive. Entries already in `lasting` count as
+  /// encoded bytes.
+  Encoder(std::vector<std::uint8_t>& out, std::vector<LastingBytes>& lasting,
+          std::size_t lasting_min) noexcept
+      : out_(&out), lasting_(&lasting), lasting_min_(lasting_min) {
+    for (const auto& piece : lasting) lasting_bytes_ += piece.size;
+  }
 
   void put_u8(std::uint8_t v) { out_->push_back(v); }
   void put_u16(std::uint16_t v) { put_int(v); }
@@ -171,6 +189,22 @@ class Encoder {
     const auto* bytes = static_cast<const std::uint8_t*>(data);
     if (n != 0) out_->insert(out_->end(), bytes, bytes + n);
   }
+  /// Appends `n` bytes from `data` that stay valid and unchanged until the encoded bytes have
+  /// been used (the value being encoded owns them): kept by address if this encoder keeps
+  /// lasting bytes and `n` is at least its threshold, copied otherwise.
+  void put_lasting(const void* data, std::size_t n) {
+    if (lasting_ != nullptr && n != 0 && n >= lasting_min_) {
+      lasting_->push_back({out_->size(), static_cast<const std::uint8_t*>(data), n});
+      lasting_bytes_ += n;
+    } else {
+      put_bytes(data, n);
+    }
+  }
+  /// Appends zero bytes until `size()` is a multiple of `alignment` (> 0).
+  void pad_to(std::size_t alignment) {
+    if (const std::size_t rest = size() % alignment; rest != 0)
+      out_->resize(out_->size() + alignment - rest, 0);
+  }
   /// Appends `n` zero bytes and returns a pointer to them (to be overwritten), valid until the
   /// buffer next grows.
   [[nodiscard]] std::uint8_t* grow(std::size_t n) {
@@ -180,9 +214,11 @@ class Encoder {
   }
   /// Reserves room for `n` more bytes.
   void reserve(std::size_t n) { out_->reserve(out_->size() + n); }
-  /// Bytes in the buffer (including any that were there before this encoder).
-  [[nodiscard]] std::size_t size() const noexcept { return out_->size(); }
-  /// The buffer written to.
+  /// Bytes encoded so far: the buffer's (including any that were there before this encoder)
+  /// plus the lasting bytes kept by address.
+  [[nodiscard]] std::size_t size() const noexcept { return out_->size() + lasting_bytes_; }
+  /// The buffer written to. It lacks the lasting bytes kept by address, so a codec that
+  /// aligns by `buffer().size()` should use `pad_to` instead.
   [[nodiscard]] std::vector<std::uint8_t>& buffer() const noexcept { return *out_; }
 
   /// Encodes `x` with its `Codec`.
@@ -194,6 +230,9 @@ class Encoder {
 
  private:
   std::vector<std::uint8_t>* out_;
+  std::vector<LastingBytes>* lasting_ = nullptr;
+  std::size_t lasting_min_ = 0;
+  std::size_t lasting_bytes_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------

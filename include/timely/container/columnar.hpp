@@ -244,7 +244,7 @@ class Batch {
   }
 
   /// Appends the serialized batch (layout.hpp) to `out`: the header, then one `memcpy` per
-  /// column buffer and its zero padding.
+  /// column buffer and its zero padding (`write_pieces` with an append per piece).
   /// \throws std::invalid_argument unless `out.size() % 8 == 0` (the buffers' alignment is
   /// relative to `out`'s start); whatever growing `out` throws.
   void append_to(std::vector<std::uint8_t>& out) const {
@@ -253,23 +253,36 @@ class Batch {
                                   std::to_string(out.size()) +
                                   " bytes, not a multiple of 8 (pad it first: column buffers must be "
                                   "8-byte aligned from its start)");
+    const std::size_t need = out.size() + serialized_size();
+    if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
+    write_pieces(
+        [&](const std::uint8_t* data, std::size_t n, bool) { out.insert(out.end(), data, data + n); });
+  }
+
+  /// Hands the serialized batch (layout.hpp, `serialized_size()` bytes in all) to `write`
+  /// piece by piece, in order, as `write(const std::uint8_t* data, std::size_t n, bool lasting)`
+  /// with `n > 0`: the header, then each non-empty column buffer followed by its zero padding.
+  /// `lasting` is true for the column buffers, whose bytes stay valid and unchanged until this
+  /// batch is next modified, cleared or dropped, and false for the header and the padding,
+  /// which live only during the call. A writer with gather I/O (the cluster transport) keeps
+  /// the lasting pieces by address instead of copying them. The pieces' offsets from the
+  /// first are those of the layout: column buffers start at multiples of 8.
+  /// \throws whatever `write` throws.
+  template <class Write>
+  void write_pieces(Write&& write) const {
+    static constexpr std::array<std::uint8_t, 8> zeros{};
     const auto buffers = collect();
     std::array<std::uint64_t, 3 + buffer_count> header{};
     header[0] = magic_version;
     header[1] = len_;
     header[2] = buffer_count;
-    std::size_t total = header_bytes(buffer_count);
+    for (std::size_t j = 0; j < buffer_count; ++j) header[3 + j] = buffers[j].size;
+    write(reinterpret_cast<const std::uint8_t*>(header.data()), sizeof(header), false);
     for (std::size_t j = 0; j < buffer_count; ++j) {
-      header[3 + j] = buffers[j].size;
-      total += pad8(buffers[j].size);
-    }
-    const std::size_t need = out.size() + total;
-    if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
-    const auto* h = reinterpret_cast<const std::uint8_t*>(header.data());
-    out.insert(out.end(), h, h + sizeof(header));
-    for (const auto& b : buffers) {
-      if (b.size != 0) out.insert(out.end(), b.data, b.data + b.size);
-      out.resize(out.size() + (pad8(b.size) - b.size), 0);
+      const auto& b = buffers[j];
+      if (b.size == 0) continue;
+      write(reinterpret_cast<const std::uint8_t*>(b.data), b.size, true);
+      if (const std::size_t pad = pad8(b.size) - b.size; pad != 0) write(zeros.data(), pad, false);
     }
   }
 
