@@ -55,7 +55,7 @@ class ProgressError : public Error {
 };
 
 /// A worker was asked for a dataflow it does not have (`Worker::drop_dataflow` of an index that
-/// is not installed).
+/// is not installed), or workers built dataflows of different shapes (`DataflowShape`).
 class DataflowError : public Error {
  public:
   using Error::Error;

@@ -57,7 +57,9 @@ class Worker {
 
   /// Builds a top-level dataflow with timestamps of type `T`: calls `builder(scope)` with a
   /// `dataflow::Scope<T>&`, then installs what it built. Returns what `builder` returns.
-  /// \throws BuildError if the dataflow is malformed (e.g. a non-advancing cycle).
+  /// \throws BuildError if the dataflow is malformed (e.g. a non-advancing cycle);
+  /// DataflowError if another worker already said it built this dataflow with other
+  /// identifiers or channels (`DataflowShape`; a later report of that fails a later `step`).
   template <class T, class F>
   decltype(auto) dataflow(F&& builder) {
     if constexpr (!Timestamp<T>) {
@@ -146,8 +148,12 @@ class Worker {
     std::vector<std::size_t> channels;
     std::size_t id = 0;  // its operator id in the "timely" log stream
   };
+  // Keeps the dataflow and tells the other workers its shape (WorkerState::built_dataflow).
   void install(std::size_t index, std::size_t id, progress::BuiltDataflow built) {
-    dataflows_.emplace(index, Installed{std::move(built.root), std::move(built.channels), id});
+    auto& installed =
+        dataflows_.emplace(index, Installed{std::move(built.root), std::move(built.channels), id})
+            .first->second;
+    state_->built_dataflow(index, id, installed.channels);
   }
   // The dataflow's own Operates event, and the logger its schedulings and shutdown go to.
   void log_dataflow(std::size_t id, std::size_t index, const std::string& name);

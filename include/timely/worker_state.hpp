@@ -1,14 +1,19 @@
 /// \file
 /// `WorkerState`: what every scope and operator of one worker shares: its allocator, its
 /// activations, the identifier counter, the map from channel identifier to the address of the
-/// operator that consumes it, and the worker configuration.
+/// operator that consumes it, and the worker configuration. Also `DataflowShape`, what each
+/// worker tells the others about every dataflow it builds, so that workers that built different
+/// dataflows fail with an error instead of waiting for each other for ever.
 ///
-/// Source: the reference's `worker::Worker` internals (SEMANTICS.md §5.1-§5.2, §5.9).
+/// Source: the reference's `worker::Worker` internals (SEMANTICS.md §5.1-§5.2, §5.9); the
+/// comparison of dataflow shapes is our own (the reference panics or hangs).
 /// Thread-safety: none; a worker state lives on its worker thread.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -40,6 +45,18 @@ struct WorkerConfig {
   std::optional<std::chrono::steady_clock::time_point> log_start;
 };
 
+/// What one worker built as one top-level dataflow, in the terms every worker must agree on:
+/// the identifiers its build took (operators, channels and scopes draw them from one counter,
+/// and channels are matched across workers by identifier) and the channels it allocated.
+/// Operator names are not compared: a program may name operators after their worker.
+struct DataflowShape {
+  std::uint64_t worker = 0;             ///< the worker that built it
+  std::uint64_t index = 0;              ///< the dataflow's index (0, 1, ... in build order)
+  std::uint64_t first_identifier = 0;   ///< the dataflow's own identifier
+  std::uint64_t identifiers = 0;        ///< identifiers its build took, its own included
+  std::vector<std::uint64_t> channels;  ///< the channels it allocated, in order
+};
+
 /// The shared state of one worker. Scopes and operators hold a reference to it; the `Worker`
 /// owns it and outlives every dataflow it builds.
 class WorkerState {
@@ -68,8 +85,21 @@ class WorkerState {
   void unregister_channel(std::size_t channel);
 
   /// Receives from the allocator and activates the consumers of every channel that saw activity.
-  /// \throws WorkerAborted if another worker of this process failed.
+  /// \throws WorkerAborted if another worker of this process failed; DataflowError if another
+  /// worker built a dataflow of a different shape than this one's (`built_dataflow`).
   void receive();
+
+  /// Records that this worker built dataflow `index`, whose build took the identifiers from
+  /// `first_identifier` to `peek_identifier()` and allocated `channels`, and tells the other
+  /// workers (over a broadcast channel of its own, identifier `shape_channel`). Each worker
+  /// compares every other worker's shape of each dataflow with its own, whichever is built first.
+  /// \throws DataflowError naming both shapes if a worker already told a different one.
+  void built_dataflow(std::size_t index, std::size_t first_identifier,
+                      const std::vector<std::size_t>& channels);
+
+  /// The channel identifier the dataflow shapes travel on: outside the identifiers that
+  /// `new_identifier` hands out, so that it changes no dataflow's numbering. Reserved.
+  static constexpr std::size_t shape_channel = std::size_t{1} << 62;
 
  private:
   communication::Allocator allocator_;
@@ -78,6 +108,19 @@ class WorkerState {
   std::size_t next_identifier_ = 0;
   std::vector<std::optional<scheduling::Path>> channel_addresses_;
   logging::Registry log_registry_;
+
+  // Dataflow shapes (several workers only). Allocated with this worker's first dataflow.
+  void receive_shapes();
+  void compare(const DataflowShape& theirs);
+  struct Shapes {
+    std::optional<DataflowShape> mine;
+    std::vector<DataflowShape> early;  // other workers' shapes that came before this one's build
+    std::size_t compared = 0;          // other workers' shapes found equal to mine
+  };
+  std::unique_ptr<communication::Push<DataflowShape>> shape_push_;
+  std::unique_ptr<communication::Pull<DataflowShape>> shape_pull_;
+  std::map<std::uint64_t, Shapes> shapes_;  // by dataflow index, until every worker's matched
+  bool shapes_arrived_ = false;             // an event on shape_channel before it was allocated
 };
 
 }  // namespace timely

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -425,6 +426,11 @@ requires RefinesTo<TInner, TOuter>
 void Subgraph<TOuter, TInner>::route_pointstamp(const Pointstamp<TInner>& key, std::int64_t diff) {
   const auto& [loc, time] = key;
   if (loc.node == 0) {
+    // Updates come from other workers too: a port this scope lacks (a worker that built another
+    // dataflow) must not index past the end.
+    if (loc.port >= (loc.is_source ? progress_.consumeds.size() : progress_.produceds.size()))
+      throw std::out_of_range("reachability: no port " + std::to_string(loc.port) + " at the boundary of " +
+                              name_);
     if (loc.is_source)
       progress_.consumeds[loc.port].update(R::to_outer(time), -diff);  // records taken in
     else
