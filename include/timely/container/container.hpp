@@ -243,12 +243,16 @@ class CapacityContainerBuilder {
   }
 
   /// Pushes one item into the current container, queueing the container once it is full.
+  /// \returns whether it queued one (so that `extract` has something): a caller pushing item
+  /// after item asks `extract` only then.
   template <class X>
   requires PushInto<C, X>
-  void push_into(X&& x) {
+  bool push_into(X&& x) {
     if (current_.empty()) start();
     container::push_into(current_, std::forward<X>(x));
-    if (at_capacity(current_)) queue(true);
+    if (!at_capacity(current_)) return false;
+    queue(true);
+    return true;
   }
   /// Pushes `src[indices[k]]` for every `k`, in order, through `C::fill_from` (column by
   /// column for columnar batches), queueing each container as it fills.

@@ -102,8 +102,10 @@ class ExchangePusher final : public MessagePush<T, C> {
     container::drain(message.data, [&](auto&& item) {
       const std::size_t target = target_of(item);
       auto& builder = builders_[target];
-      builder.push_into(std::forward<decltype(item)>(item));
-      while (C* full = builder.extract()) send(target, *full);
+      // Asking extract() only when the push filled a container: no load of the builder's
+      // queue per record (a record's store could alias it, so it would be reloaded each time).
+      if (builder.push_into(std::forward<decltype(item)>(item))) [[unlikely]]
+        while (C* full = builder.extract()) send(target, *full);
     });
     if (!message.recycle()) element.reset();
   }
