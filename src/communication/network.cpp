@@ -1,8 +1,9 @@
 // The cluster transport over TCP (Boost.Asio): one send thread and one receive thread per peer
 // process, heartbeats, clean shutdown and failure handling, over the connections that
 // networking.cpp makes. See network.hpp.
-// One file of about 670 lines: the send and receive threads share the link state and its
-// failure handling, which splitting would expose in a header.
+// One file of about 730 lines: the send and receive threads, and the workers' direct and
+// gather writes, share the link state and its failure handling, which splitting would expose
+// in a header.
 #include "network.hpp"
 
 #include "networking.hpp"
