@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <timely/communication/allocator.hpp>
+#include <timely/communication/codec.hpp>
 #include <timely/communication_log.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/error.hpp>
@@ -85,10 +86,10 @@ class Worker {
     using R = std::invoke_result_t<F&, dataflow::Scope<T>&>;
     if constexpr (std::is_void_v<R>) {
       builder(scope);
-      install(index, id, progress::build_dataflow<T>(std::move(sub)));
+      install(index, id, progress::build_dataflow<T>(std::move(sub)), communication::Codec<T>::name());
     } else {
       R result = builder(scope);
-      install(index, id, progress::build_dataflow<T>(std::move(sub)));
+      install(index, id, progress::build_dataflow<T>(std::move(sub)), communication::Codec<T>::name());
       return result;
     }
   }
@@ -149,11 +150,11 @@ class Worker {
     std::size_t id = 0;  // its operator id in the "timely" log stream
   };
   // Keeps the dataflow and tells the other workers its shape (WorkerState::built_dataflow).
-  void install(std::size_t index, std::size_t id, progress::BuiltDataflow built) {
+  void install(std::size_t index, std::size_t id, progress::BuiltDataflow built, std::string timestamp) {
     auto& installed =
         dataflows_.emplace(index, Installed{std::move(built.root), std::move(built.channels), id})
             .first->second;
-    state_->built_dataflow(index, id, installed.channels);
+    state_->built_dataflow(index, id, installed.channels, std::move(timestamp));
   }
   // The dataflow's own Operates event, and the logger its schedulings and shutdown go to.
   void log_dataflow(std::size_t id, std::size_t index, const std::string& name);

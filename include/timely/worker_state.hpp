@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,7 @@ struct DataflowShape {
   std::uint64_t first_identifier = 0;   ///< the dataflow's own identifier
   std::uint64_t identifiers = 0;        ///< identifiers its build took, its own included
   std::vector<std::uint64_t> channels;  ///< the channels it allocated, in order
+  std::string timestamp;                ///< its timestamp type, by encoding (`Codec<T>::name()`)
 };
 
 /// The shared state of one worker. Scopes and operators hold a reference to it; the `Worker`
@@ -90,12 +92,13 @@ class WorkerState {
   void receive();
 
   /// Records that this worker built dataflow `index`, whose build took the identifiers from
-  /// `first_identifier` to `peek_identifier()` and allocated `channels`, and tells the other
+  /// `first_identifier` to `peek_identifier()` and allocated `channels`, with timestamps whose
+  /// codec's name is `timestamp` (`communication::Codec<T>::name()`), and tells the other
   /// workers (over a broadcast channel of its own, identifier `shape_channel`). Each worker
   /// compares every other worker's shape of each dataflow with its own, whichever is built first.
   /// \throws DataflowError naming both shapes if a worker already told a different one.
   void built_dataflow(std::size_t index, std::size_t first_identifier,
-                      const std::vector<std::size_t>& channels);
+                      const std::vector<std::size_t>& channels, std::string timestamp);
 
   /// The channel identifier the dataflow shapes travel on: outside the identifiers that
   /// `new_identifier` hands out, so that it changes no dataflow's numbering. Reserved.

@@ -2,6 +2,7 @@
 // the comparison of dataflow shapes between workers, compiled once here.
 #include <timely/worker_state.hpp>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -48,18 +49,40 @@ void WorkerState::receive() {
 
 namespace {
 
+// At most this many channels are listed: a dataflow may allocate thousands, and the message
+// travels to the other processes in an abort frame of bounded size.
+constexpr std::size_t channels_shown = 8;
+
 std::string describe(const DataflowShape& shape) {
-  std::string out = "identifiers " + std::to_string(shape.first_identifier) + ".." +
-                    std::to_string(shape.first_identifier + shape.identifiers - 1) + " and channels [";
-  for (std::size_t i = 0; i < shape.channels.size(); ++i)
-    out += (i == 0 ? "" : ", ") + std::to_string(shape.channels[i]);
-  return out + "]";
+  std::string out = "timestamp " + shape.timestamp + ", identifiers " +
+                    std::to_string(shape.first_identifier) + ".." +
+                    std::to_string(shape.first_identifier + shape.identifiers - 1) + " and " +
+                    std::to_string(shape.channels.size()) + " channels [";
+  const std::size_t shown = std::min(shape.channels.size(), channels_shown);
+  for (std::size_t i = 0; i < shown; ++i) out += (i == 0 ? "" : ", ") + std::to_string(shape.channels[i]);
+  return out + (shown < shape.channels.size() ? ", ...]" : "]");
+}
+
+// Where two shapes first differ, in words ("" if they agree).
+std::string first_difference(const DataflowShape& a, const DataflowShape& b) {
+  if (a.timestamp != b.timestamp) return "the timestamp types differ";
+  if (a.first_identifier != b.first_identifier) return "the first identifiers differ";
+  if (a.identifiers != b.identifiers) return "the numbers of identifiers differ";
+  const std::size_t common = std::min(a.channels.size(), b.channels.size());
+  for (std::size_t i = 0; i < common; ++i)
+    if (a.channels[i] != b.channels[i])
+      return "channel " + std::to_string(i) + " is " + std::to_string(a.channels[i]) + " against " +
+             std::to_string(b.channels[i]);
+  if (a.channels.size() != b.channels.size())
+    return "the numbers of channels differ (" + std::to_string(a.channels.size()) + " against " +
+           std::to_string(b.channels.size()) + ")";
+  return "";
 }
 
 }  // namespace
 
 void WorkerState::built_dataflow(std::size_t index, std::size_t first_identifier,
-                                 const std::vector<std::size_t>& channels) {
+                                 const std::vector<std::size_t>& channels, std::string timestamp) {
   if (peers() == 1) return;
   if (!shape_pull_) {
     auto [push, pull] = allocator_.broadcast<DataflowShape>(shape_channel);
@@ -72,6 +95,7 @@ void WorkerState::built_dataflow(std::size_t index, std::size_t first_identifier
   mine.first_identifier = first_identifier;
   mine.identifiers = next_identifier_ - first_identifier;
   mine.channels.assign(channels.begin(), channels.end());
+  mine.timestamp = std::move(timestamp);
   shape_push_->send(mine);
   shape_push_->done();
   auto& entry = shapes_[index];
@@ -96,12 +120,11 @@ void WorkerState::compare(const DataflowShape& theirs) {
     return;
   }
   const auto& mine = *entry.mine;
-  if (theirs.first_identifier != mine.first_identifier || theirs.identifiers != mine.identifiers ||
-      theirs.channels != mine.channels)
+  if (const std::string difference = first_difference(theirs, mine); !difference.empty())
     throw DataflowError("timely: worker " + std::to_string(theirs.worker) + " built dataflow " +
                         std::to_string(theirs.index) + " with " + describe(theirs) + ", but worker " +
-                        std::to_string(index()) + " built it with " + describe(mine) +
-                        ": every worker must build the same dataflows in the same order (do all "
+                        std::to_string(index()) + " built it with " + describe(mine) + " (" + difference +
+                        "): every worker must build the same dataflows in the same order (do all "
                         "processes run the same program with the same arguments?)");
   if (++entry.compared + 1 == peers()) shapes_.erase(theirs.index);  // every worker agreed
 }

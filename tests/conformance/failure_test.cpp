@@ -105,6 +105,27 @@ std::size_t maybe_different(timely::Worker& worker, std::size_t odd, bool consis
 
 constexpr const char* different_shapes = "every worker must build the same dataflows in the same order";
 
+// The same dataflow as `maybe_different`'s control, with timestamps of type `Ts`, after `extra`
+// exchanges (each allocates a channel); `more` of them on worker `odd`.
+template <class Ts>
+std::size_t exchanges(timely::Worker& worker, std::size_t extra, std::size_t odd, std::size_t more) {
+  timely::dataflow::InputHandle<Ts, std::uint64_t> input;
+  timely::dataflow::ProbeHandle<Ts> probe;
+  std::size_t seen = 0;
+  worker.dataflow<Ts>([&](auto& scope) {
+    auto stream = input.to_stream(scope);
+    const std::size_t n = extra + (worker.index() == odd ? more : 0);
+    for (std::size_t i = 0; i < n; ++i) stream = stream | exchange([](const std::uint64_t& x) { return x; });
+    stream | inspect([&](const std::uint64_t&) { ++seen; }) | probe_with(probe);
+  });
+  for (Ts round = 0; round < 3; ++round) {
+    for (std::uint64_t x = 0; x < 10; ++x) input.send(x);
+    input.advance_to(round + 1);
+    while (probe.less_than(input.time())) worker.step();
+  }
+  return seen;
+}
+
 }  // namespace
 
 TEST_CASE("workers that build different dataflows fail with both shapes named, not a hang",
@@ -153,6 +174,61 @@ TEST_CASE("processes whose workers build different dataflows both fail with the 
     for (std::size_t p = 0; p < 2; ++p) {
       INFO("process " << p << ": " << errors[p]);
       CHECK_THAT(errors[p], Catch::Contains(different_shapes));
+    }
+  }
+}
+
+TEST_CASE("a shape mismatch in a dataflow of many channels lists a few of them and the first difference",
+          "[conformance][failure]") {
+  // 300 exchanges everywhere, one more on the last worker: the message stays short enough for the
+  // abort frame that carries it to other processes (4 KiB), and says where the shapes part.
+  for (std::size_t workers : {2u, 4u}) {
+    INFO(workers << " workers");
+    std::string error;
+    try {
+      timely::execute(timely::Config::process(workers),
+                      [&](timely::Worker& w) { return exchanges<Time>(w, 300, workers - 1, 1); });
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    INFO(error);
+    CHECK_THAT(error, Catch::Contains(different_shapes) && Catch::Contains(", ...]") &&
+                          Catch::Contains("the numbers of identifiers differ"));
+    CHECK(error.size() < 1024);
+    // The control: the same 300 exchanges everywhere.
+    const auto seen = timely::execute(timely::Config::process(workers), [&](timely::Worker& w) {
+      return exchanges<Time>(w, 300, workers - 1, 0);
+    });
+    std::size_t total = 0;
+    for (auto s : seen) total += s;
+    CHECK(total == 3 * 10 * workers);
+  }
+}
+
+TEST_CASE("processes whose dataflows differ only in the timestamp type fail naming both types",
+          "[conformance][failure]") {
+  // Process 0 counts rounds in u64, process 1 in i64: the same operators and channels, so only
+  // the timestamp's name tells them apart (before it, progress updates failed to decode).
+  for (std::size_t workers : {1u, 2u}) {
+    INFO(workers << " workers per process");
+    const auto addresses = support::free_loopback_addresses(2);
+    std::vector<std::string> errors(2);
+    support::run_processes(2, [&](std::size_t p) {
+      const auto config = timely::Config::cluster(workers, 2, p, addresses);
+      try {
+        if (p == 0)
+          timely::execute(config, [&](timely::Worker& w) { return exchanges<std::uint64_t>(w, 1, 0, 0); });
+        else
+          timely::execute(config, [&](timely::Worker& w) { return exchanges<std::int64_t>(w, 1, 0, 0); });
+      } catch (const std::exception& e) {
+        errors[p] = e.what();
+      }
+    });
+    for (std::size_t p = 0; p < 2; ++p) {
+      INFO("process " << p << ": " << errors[p]);
+      CHECK_THAT(errors[p], Catch::Contains(different_shapes) &&
+                                Catch::Contains("the timestamp types differ") &&
+                                Catch::Contains("timestamp u64") && Catch::Contains("timestamp i64"));
     }
   }
 }
