@@ -164,12 +164,39 @@ TEST_CASE("consumed values go back to their senders with their storage, emptied"
     auto [pushers, puller] = alloc.allocate<Buffer>(0);
     check_passed_back(*pushers[0], *puller);
   }
-  SECTION("process allocator, between two workers") {
+  SECTION("process allocator, from a worker to itself") {
     auto shared = std::make_shared<ProcessShared>(2);
     Allocator worker0(0, shared), worker1(1, shared);
     auto [pushers0, puller0] = worker0.allocate<Buffer>(0);
     auto [pushers1, puller1] = worker1.allocate<Buffer>(0);
-    check_passed_back(*pushers0[1], *puller1);
+    check_passed_back(*pushers1[1], *puller1);
+  }
+  SECTION("process allocator: nothing goes back between two workers") {
+    // Storage another worker read is colder for the writer than what its own heap hands out.
+    // Worker 1 writes to itself and worker 0 to it, interleaved: only worker 1's own values
+    // come back, to worker 1, and each writer's values arrive in the order written.
+    auto shared = std::make_shared<ProcessShared>(2);
+    Allocator worker0(0, shared), worker1(1, shared);
+    auto [pushers0, puller0] = worker0.allocate<Buffer>(0);
+    auto [pushers1, puller1] = worker1.allocate<Buffer>(0);
+    std::vector<std::vector<int>> received;
+    for (int round = 0; round < 4; ++round) {
+      std::optional<Buffer> theirs(Buffer{{round}});
+      pushers0[1]->push(theirs);
+      CHECK_FALSE(theirs.has_value());
+      std::optional<Buffer> mine(Buffer{{100 + round, 0}});
+      pushers1[1]->push(mine);
+      if (round > 0) {  // the previous round's own value, consumed, comes back emptied
+        REQUIRE(mine.has_value());
+        CHECK(mine->data.empty());
+        CHECK(mine->data.capacity() == 2);
+      }
+      while (auto& got = puller1->pull()) received.push_back(got->data);
+    }
+    std::vector<std::vector<int>> from0, from1;
+    for (auto& r : received) (r.size() == 1 ? from0 : from1).push_back(r);
+    CHECK(from0 == std::vector<std::vector<int>>{{0}, {1}, {2}, {3}});
+    CHECK(from1 == std::vector<std::vector<int>>{{100, 0}, {101, 0}, {102, 0}, {103, 0}});
   }
   SECTION("a value without storage is not passed back") {
     auto alloc = Allocator::thread();

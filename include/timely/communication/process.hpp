@@ -110,12 +110,20 @@ class ProcessShared {
 
 namespace detail {
 
-/// One receiver's queue of a process channel: many writers, one reader; and the values the
-/// reader consumed, passed back to the writers (`Recyclable` values only).
+/// One receiver's queue of a process channel: many writers, one reader. What the receiver's
+/// own worker wrote is kept apart (`own`), and only those values go back to it once consumed
+/// (`recycled`, `Recyclable` values only): storage another worker wrote and this one read was
+/// last touched on other cores, and filling it again cost more than allocating storage the
+/// writer's own thread freed recently (vector `exchange 10000 2000 -w 2` ran 15 % slower when
+/// every consumed value went back to whichever worker wrote next). The reference's process
+/// allocator passes nothing back; passing back a worker's own values keeps what recycling
+/// saves within a process (glibc returning the top of the heap after a round's batches are
+/// freed, and faulting it in again: `benches/README.md`).
 template <class T>
 struct SharedQueue {
   std::mutex mutex;
-  std::vector<T> items;
+  std::vector<T> items;  // from the other workers
+  std::vector<T> own;    // from the receiver's own worker
   std::vector<T> recycled;
 };
 
@@ -153,11 +161,16 @@ class ProcessPusher final : public Push<T> {
     {
       auto& q = bundle_->queues[target_];
       std::lock_guard lock(q.mutex);
-      q.items.push_back(std::move(*element));
-      element.reset();
-      if (!q.recycled.empty()) {
-        element.emplace(std::move(q.recycled.back()));
-        q.recycled.pop_back();
+      if (target_ != self_) {
+        q.items.push_back(std::move(*element));
+        element.reset();
+      } else {
+        q.own.push_back(std::move(*element));
+        element.reset();
+        if (!q.recycled.empty()) {
+          element.emplace(std::move(q.recycled.back()));
+          q.recycled.pop_back();
+        }
       }
     }
     // Data first, then the event, then the buzz: the receiver can never see the event without
@@ -186,32 +199,40 @@ class ProcessPuller final : public Pull<T> {
 
   std::optional<T>& pull() override {
     if constexpr (Recyclable<T>) {
-      if (current_ && current_->recycle()) returned_.push_back(std::move(*current_));
+      if (current_ && current_own_ && current_->recycle()) returned_.push_back(std::move(*current_));
     }
     current_.reset();
-    if (next_ == local_.size()) {
+    if (next_ == local_.size() && next_own_ == own_.size()) {
       local_.clear();
-      next_ = 0;
+      own_.clear();
+      next_ = next_own_ = 0;
       auto& q = bundle_->queues[self_];
       std::lock_guard lock(q.mutex);
       std::swap(local_, q.items);
+      std::swap(own_, q.own);
       for (auto& r : returned_) {
         if (q.recycled.size() >= recycled_per_queue) break;
         q.recycled.push_back(std::move(r));
       }
       returned_.clear();
     }
-    if (next_ < local_.size()) current_.emplace(std::move(local_[next_++]));
+    // Each writer's values stay in the order it wrote them; between writers there is no order.
+    current_own_ = next_own_ < own_.size();
+    if (current_own_)
+      current_.emplace(std::move(own_[next_own_++]));
+    else if (next_ < local_.size())
+      current_.emplace(std::move(local_[next_++]));
     return current_;
   }
 
  private:
   std::shared_ptr<ChannelBundle<T>> bundle_;
   std::size_t self_;
-  std::vector<T> local_;
-  std::size_t next_ = 0;
+  std::vector<T> local_, own_;  // as SharedQueue::items and own
+  std::size_t next_ = 0, next_own_ = 0;
   std::optional<T> current_;
-  std::vector<T> returned_;  // consumed values, passed back at the next refill
+  bool current_own_ = false;  // current_ came from own_
+  std::vector<T> returned_;   // consumed values of own_, passed back at the next refill
 };
 
 }  // namespace detail
