@@ -8,7 +8,9 @@
 ///
 /// `execute` starts `config.workers` worker threads in this process (connecting first to the
 /// other `config.processes - 1` processes if there are several); each runs `closure(Worker&)`
-/// and then keeps stepping until all of its dataflows are complete. It returns the closures'
+/// and then keeps stepping until all of its dataflows are complete (having told the other
+/// workers how many dataflows it built, so that one that builds more fails with a
+/// `DataflowError` instead of waiting for it). It returns the closures'
 /// results of this process's workers in worker order. If any worker throws, every worker (of
 /// every process) stops at its next step and `execute` rethrows the first error (the original
 /// exception, not the `WorkerAborted` of the others; on other processes a `NetworkError` that

@@ -2,8 +2,9 @@
 /// `WorkerState`: what every scope and operator of one worker shares: its allocator, its
 /// activations, the identifier counter, the map from channel identifier to the address of the
 /// operator that consumes it, and the worker configuration. Also `DataflowShape`, what each
-/// worker tells the others about every dataflow it builds, so that workers that built different
-/// dataflows fail with an error instead of waiting for each other for ever.
+/// worker tells the others about every dataflow it builds (and, once its closure returned, how
+/// many it built), so that workers that built different dataflows, or different numbers of
+/// them, fail with an error instead of waiting for each other for ever.
 ///
 /// Source: the reference's `worker::Worker` internals (SEMANTICS.md §5.1-§5.2, §5.9); the
 /// comparison of dataflow shapes is our own (the reference panics or hangs).
@@ -50,9 +51,12 @@ struct WorkerConfig {
 /// the identifiers its build took (operators, channels and scopes draw them from one counter,
 /// and channels are matched across workers by identifier) and the channels it allocated.
 /// Operator names are not compared: a program may name operators after their worker.
+/// With `last` set it describes no dataflow: the worker's closure returned after it built
+/// `index` dataflows, and it builds no more (a worker that builds more fails).
 struct DataflowShape {
   std::uint64_t worker = 0;             ///< the worker that built it
   std::uint64_t index = 0;              ///< the dataflow's index (0, 1, ... in build order)
+  bool last = false;                    ///< not a dataflow: the worker built `index` in all
   std::uint64_t first_identifier = 0;   ///< the dataflow's own identifier
   std::uint64_t identifiers = 0;        ///< identifiers its build took, its own included
   std::vector<std::uint64_t> channels;  ///< the channels it allocated, in order
@@ -100,6 +104,12 @@ class WorkerState {
   void built_dataflow(std::size_t index, std::size_t first_identifier,
                       const std::vector<std::size_t>& channels, std::string timestamp);
 
+  /// Records that this worker builds no dataflows after the `built` it has (its closure
+  /// returned), and tells the other workers, so that one that builds more (or that already has)
+  /// fails naming both counts, instead of waiting for ever for this one's share of it.
+  /// \throws DataflowError if another worker already told a shape of dataflow `built` or later.
+  void finished_building(std::size_t built);
+
   /// The channel identifier the dataflow shapes travel on: outside the identifiers that
   /// `new_identifier` hands out, so that it changes no dataflow's numbering. Reserved.
   static constexpr std::size_t shape_channel = std::size_t{1} << 62;
@@ -115,6 +125,10 @@ class WorkerState {
   // Dataflow shapes (several workers only). Allocated with this worker's first dataflow.
   void receive_shapes();
   void compare(const DataflowShape& theirs);
+  void allocate_shape_channel();
+  // A worker's closure returned after `finished` dataflows; this one built (at least) `built`.
+  [[noreturn]] void too_many(std::uint64_t worker, std::uint64_t finished, std::uint64_t other,
+                             std::uint64_t built) const;
   struct Shapes {
     std::optional<DataflowShape> mine;
     std::vector<DataflowShape> early;  // other workers' shapes that came before this one's build
@@ -124,6 +138,10 @@ class WorkerState {
   std::unique_ptr<communication::Pull<DataflowShape>> shape_pull_;
   std::map<std::uint64_t, Shapes> shapes_;  // by dataflow index, until every worker's matched
   bool shapes_arrived_ = false;             // an event on shape_channel before it was allocated
+  std::uint64_t built_ = 0;                 // dataflows this worker built (the next index)
+  std::optional<std::uint64_t> finished_;   // the dataflows this worker built in all, once known
+  // Other workers that finished building: (worker, dataflows it built in all).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> peers_finished_;
 };
 
 }  // namespace timely

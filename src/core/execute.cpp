@@ -496,6 +496,8 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
     }
     auto file = install_log_sinks(worker, config, targets, monitor.get(), tick);
     body(worker);
+    // A worker that builds fewer dataflows than the others makes them fail, not wait for it.
+    worker.state().finished_building(worker.next_dataflow_index());
     while (worker.has_dataflows()) worker.step_or_park(std::nullopt);
     if (file || monitor) worker.log_register().flush();
     if (file) file->flush();  // a failed write shows here; the end frame follows when the worker goes

@@ -81,14 +81,49 @@ std::string first_difference(const DataflowShape& a, const DataflowShape& b) {
 
 }  // namespace
 
+void WorkerState::allocate_shape_channel() {
+  if (shape_pull_) return;
+  auto [push, pull] = allocator_.broadcast<DataflowShape>(shape_channel);
+  shape_push_ = std::move(push);
+  shape_pull_ = std::move(pull);
+}
+
+void WorkerState::too_many(std::uint64_t worker, std::uint64_t finished, std::uint64_t other,
+                           std::uint64_t built) const {
+  throw DataflowError("timely: worker " + std::to_string(worker) + " finished building after " +
+                      std::to_string(finished) + " dataflow" + (finished == 1 ? "" : "s") + ", but worker " +
+                      std::to_string(other) + " built dataflow " + std::to_string(built - 1) +
+                      ": every worker must build the same dataflows in the same order (do all "
+                      "processes run the same program with the same arguments?)");
+}
+
+void WorkerState::finished_building(std::size_t built) {
+  if (peers() == 1) return;
+  allocate_shape_channel();
+  finished_ = built;
+  DataflowShape last;
+  last.worker = index();
+  last.index = built;
+  last.last = true;
+  shape_push_->send(last);
+  shape_push_->done();
+  // Shapes of dataflows this worker will never build, already told.
+  for (const auto& [dataflow, entry] : shapes_)
+    if (dataflow >= built && !entry.early.empty())
+      too_many(index(), built, entry.early.front().worker, dataflow + 1);
+  if (shapes_arrived_) {
+    shapes_arrived_ = false;
+    receive_shapes();
+  }
+}
+
 void WorkerState::built_dataflow(std::size_t index, std::size_t first_identifier,
                                  const std::vector<std::size_t>& channels, std::string timestamp) {
+  built_ = std::max<std::uint64_t>(built_, index + 1);
   if (peers() == 1) return;
-  if (!shape_pull_) {
-    auto [push, pull] = allocator_.broadcast<DataflowShape>(shape_channel);
-    shape_push_ = std::move(push);
-    shape_pull_ = std::move(pull);
-  }
+  for (const auto& [worker, finished] : peers_finished_)
+    if (index >= finished) too_many(worker, finished, this->index(), index + 1);
+  allocate_shape_channel();
   DataflowShape mine;
   mine.worker = this->index();
   mine.index = index;
@@ -109,11 +144,19 @@ void WorkerState::built_dataflow(std::size_t index, std::size_t first_identifier
 }
 
 void WorkerState::receive_shapes() {
-  while (auto shape = shape_pull_->recv())
-    if (shape->worker != index()) compare(*shape);
+  while (auto shape = shape_pull_->recv()) {
+    if (shape->worker == index()) continue;
+    if (!shape->last) {
+      compare(*shape);
+    } else {
+      if (built_ > shape->index) too_many(shape->worker, shape->index, index(), built_);
+      peers_finished_.emplace_back(shape->worker, shape->index);
+    }
+  }
 }
 
 void WorkerState::compare(const DataflowShape& theirs) {
+  if (finished_ && theirs.index >= *finished_) too_many(index(), *finished_, theirs.worker, theirs.index + 1);
   auto& entry = shapes_[theirs.index];
   if (!entry.mine) {
     entry.early.push_back(theirs);

@@ -232,3 +232,62 @@ TEST_CASE("processes whose dataflows differ only in the timestamp type fail nami
     }
   }
 }
+
+namespace {
+// Every worker builds and runs one dataflow; all but `odd` then build and run a second, which
+// waits for `odd`'s share for ever unless the missing dataflow is noticed. `odd` returns from
+// its closure after `late`.
+std::size_t fewer(timely::Worker& worker, std::size_t odd, std::chrono::milliseconds late) {
+  std::size_t seen = exchanges<Time>(worker, 1, odd, 0);
+  if (worker.index() == odd) {
+    std::this_thread::sleep_for(late);
+    return seen;
+  }
+  return seen + exchanges<Time>(worker, 1, odd, 0);
+}
+constexpr const char* fewer_dataflows = "finished building after 1 dataflow, but worker";
+}  // namespace
+
+TEST_CASE("a worker that builds fewer dataflows than the others makes them fail, not wait",
+          "[conformance][failure]") {
+  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
+    for (std::size_t workers : {2u, 4u})
+      for (bool zerocopy : {false, true})
+        for (auto late : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
+          INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand")
+                          << (zerocopy ? " -z" : "") << ", the odd worker returns " << late.count()
+                          << " ms late");
+          auto config = timely::Config::process(workers);
+          config.worker.progress_mode = mode;
+          config.network.zerocopy = zerocopy;
+          const auto start = std::chrono::steady_clock::now();
+          CHECK_THROWS_WITH(
+              timely::execute(config, [&](timely::Worker& w) { return fewer(w, workers - 1, late); }),
+              Catch::Contains(fewer_dataflows) && Catch::Contains(different_shapes));
+          CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+        }
+}
+
+TEST_CASE("processes of which one builds fewer dataflows both fail naming the counts",
+          "[conformance][failure]") {
+  for (std::size_t workers : {1u, 2u}) {
+    INFO(workers << " workers per process");
+    const auto addresses = support::free_loopback_addresses(2);
+    std::vector<std::string> errors(2);
+    support::run_processes(2, [&](std::size_t p) {
+      const auto config = timely::Config::cluster(workers, 2, p, addresses);
+      try {
+        // The last worker of process 1 builds one dataflow fewer.
+        timely::execute(config, [&](timely::Worker& w) { return fewer(w, 2 * workers - 1, {}); });
+      } catch (const std::exception& e) {
+        errors[p] = e.what();
+      }
+    });
+    for (std::size_t p = 0; p < 2; ++p) {
+      INFO("process " << p << ": " << errors[p]);
+      CHECK_THAT(errors[p], Catch::Contains(different_shapes));
+    }
+    // The process with the lacking worker, or the other: one of them names the counts.
+    CHECK_THAT(errors[0] + errors[1], Catch::Contains(fewer_dataflows));
+  }
+}
