@@ -74,6 +74,7 @@ class ClusterLinks {
   }
 
   [[nodiscard]] Network& network() noexcept { return *network_; }
+  [[nodiscard]] const std::shared_ptr<Network>& network_ptr() const noexcept { return network_; }
 
   /// A buffer this large is handed over without waiting for the end of the step.
   static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
@@ -99,7 +100,15 @@ class ClusterLinks {
 /// The views the network delivered for one worker and channel, taken a batch per lock.
 class RemoteInbox {
  public:
-  explicit RemoteInbox(std::shared_ptr<InboundQueue> queue) : queue_(std::move(queue)) {}
+  RemoteInbox(std::shared_ptr<Network> network, std::size_t local, std::size_t channel)
+      : network_(std::move(network)),
+        local_(local),
+        channel_(channel),
+        queue_(network_->inbound(local, channel)) {}
+  // The worker's end of the channel is gone: so goes the network's queue for it.
+  ~RemoteInbox() { network_->forget(local_, channel_); }
+  RemoteInbox(const RemoteInbox&) = delete;
+  RemoteInbox& operator=(const RemoteInbox&) = delete;
 
   bool next(std::span<const std::uint8_t>& bytes, std::uint32_t& source, std::shared_ptr<const void>& owner) {
     if (next_ == pending_.size()) {
@@ -120,6 +129,8 @@ class RemoteInbox {
   }
 
  private:
+  std::shared_ptr<Network> network_;
+  std::size_t local_, channel_;
   std::shared_ptr<InboundQueue> queue_;
   std::vector<View> pending_;
   std::size_t next_ = 0;
@@ -132,7 +143,7 @@ void remote_append(ClusterLinks& links, std::size_t peer, std::uint32_t lo, std:
 }
 
 std::shared_ptr<RemoteInbox> remote_inbox(ClusterLinks& links, std::size_t local, std::size_t channel) {
-  return std::make_shared<RemoteInbox>(links.network().inbound(local, channel));
+  return std::make_shared<RemoteInbox>(links.network_ptr(), local, channel);
 }
 
 bool remote_next(RemoteInbox& inbox, std::span<const std::uint8_t>& bytes, std::uint32_t& source,

@@ -1,9 +1,9 @@
 // The cluster transport over TCP (Boost.Asio): one send thread and one receive thread per peer
 // process, heartbeats, clean shutdown and failure handling, over the connections that
 // networking.cpp makes. See network.hpp.
-// One file of about 730 lines: the send and receive threads, and the workers' direct and
-// gather writes, share the link state and its failure handling, which splitting would expose
-// in a header.
+// One file of about 790 lines: the send and receive threads, the workers' direct and gather
+// writes, and the inbound queues the receive threads fill and the workers drain share the link
+// state and its failure handling, which splitting would expose in a header.
 #include "network.hpp"
 
 #include "networking.hpp"
@@ -25,6 +25,7 @@
 
 #include <boost/asio.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include <timely/communication/pinning.hpp>
 #include <timely/communication/wire.hpp>
@@ -244,9 +245,36 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
 
   std::shared_ptr<InboundQueue> inbound(std::size_t local, std::size_t channel) override {
     std::lock_guard lock(inbound_mutex_);
+    // A frame for a channel its worker already left (a dropped dataflow's, long in flight).
+    if (forgotten_.contains({local, channel})) return closed_;
     auto& slot = inbound_[{local, channel}];
-    if (!slot) slot = std::make_shared<InboundQueue>();
+    if (!slot) {
+      slot = std::make_shared<InboundQueue>();
+      stats_->set_inbound_queues(inbound_.size());
+    }
     return slot;
+  }
+
+  void forget(std::size_t local, std::size_t channel) override {
+    std::shared_ptr<InboundQueue> queue;
+    {
+      std::lock_guard lock(inbound_mutex_);
+      auto it = inbound_.find({local, channel});
+      if (it == inbound_.end()) return;
+      queue = std::move(it->second);
+      inbound_.erase(it);
+      stats_->set_inbound_queues(inbound_.size());
+      forgotten_.insert({local, channel});
+      forgotten_order_.push_back({local, channel});
+      if (forgotten_order_.size() > forgotten_kept) {
+        forgotten_.erase(forgotten_order_.front());
+        forgotten_order_.pop_front();
+      }
+    }
+    std::vector<View> dropped;  // released outside the lock
+    std::lock_guard lock(queue->mutex);
+    queue->closed = true;
+    dropped.swap(queue->views);
   }
 
   void finish() override {
@@ -360,7 +388,8 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
         auto queue = inbound(target - first, h.channel);
         {
           std::lock_guard lock(queue->mutex);
-          queue->views.push_back(View{owner, holder->data() + at + wire::header_size, h.length, h.source});
+          if (!queue->closed)
+            queue->views.push_back(View{owner, holder->data() + at + wire::header_size, h.length, h.source});
         }
         shared_->notify(target - first, h.channel);
       }
@@ -537,7 +566,7 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
                                    static_cast<std::uint32_t>(link.peer),
                                    static_cast<std::uint32_t>(config_.process), config_.max_payload};
     std::vector<std::uint64_t> expected_seq(workers_, 0);
-    boost::unordered_flat_map<std::pair<std::size_t, std::uint64_t>, std::shared_ptr<InboundQueue>> cache;
+    InboundCache cache;
     constexpr std::size_t slab_bytes = SlabPool::slab_bytes;
     auto pool = std::make_shared<SlabPool>();
     std::size_t capacity = slab_bytes;
@@ -642,11 +671,10 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
               ++seq;
               for (std::uint32_t target = h.target_lo; target < h.target_hi; ++target) {
                 const std::size_t local = target - first;
-                auto& queue = cache[{local, h.channel}];
-                if (!queue) queue = inbound(local, h.channel);
+                const auto queue = cached_inbound(cache, local, h.channel);
                 {
                   std::lock_guard lock(queue->mutex);
-                  queue->views.push_back(View{slab, payload, h.length, h.source});
+                  if (!queue->closed) queue->views.push_back(View{slab, payload, h.length, h.source});
                 }
                 shared_->notify(local, h.channel);
               }
@@ -694,6 +722,38 @@ class TcpNetwork final : public Network, public std::enable_shared_from_this<Tcp
   std::vector<std::unique_ptr<Link>> links_;
   std::mutex inbound_mutex_;
   std::map<std::pair<std::size_t, std::size_t>, std::shared_ptr<InboundQueue>> inbound_;
+  // The channels forgotten last (at most `forgotten_kept`), whose late frames go to `closed_`:
+  // remembering every channel ever forgotten would grow with the dataflows built, and a dropped
+  // dataflow's frames arrive soon after it is dropped.
+  static constexpr std::size_t forgotten_kept = 4096;
+  boost::unordered_flat_set<std::pair<std::size_t, std::size_t>> forgotten_;
+  std::deque<std::pair<std::size_t, std::size_t>> forgotten_order_;
+  const std::shared_ptr<InboundQueue> closed_ = [] {
+    auto queue = std::make_shared<InboundQueue>();
+    queue->closed = true;
+    return queue;
+  }();
+
+  // A receive thread's own map from (local worker, channel) to its queue, so that a frame takes
+  // no lock of `inbound_`. It holds the queues weakly, so that a forgotten channel's queue goes
+  // with its worker's end; expired entries are swept each time the map doubled since the last
+  // sweep.
+  struct InboundCache {
+    boost::unordered_flat_map<std::pair<std::size_t, std::uint64_t>, std::weak_ptr<InboundQueue>> map;
+    std::size_t sweep_at = 64;
+  };
+  std::shared_ptr<InboundQueue> cached_inbound(InboundCache& cache, std::size_t local,
+                                               std::uint64_t channel) {
+    auto& slot = cache.map[{local, channel}];
+    if (auto queue = slot.lock()) return queue;
+    auto queue = inbound(local, channel);
+    slot = queue;
+    if (cache.map.size() >= cache.sweep_at) {
+      boost::unordered::erase_if(cache.map, [](const auto& entry) { return entry.second.expired(); });
+      cache.sweep_at = std::max<std::size_t>(64, 2 * cache.map.size());
+    }
+    return queue;
+  }
   std::atomic<bool> stopping_{false};
   bool joined_ = false;
 };

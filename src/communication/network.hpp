@@ -48,10 +48,13 @@ struct View {
   [[nodiscard]] std::span<const std::uint8_t> bytes() const noexcept { return {data, size}; }
 };
 
-/// Received messages for one worker and channel, in arrival order. Thread-safe.
+/// Received messages for one worker and channel, in arrival order. Thread-safe. `closed`: the
+/// worker's end of the channel is gone (`Network::forget`); frames still arriving for it (of a
+/// dropped dataflow) are discarded rather than kept, with their slabs, for ever.
 struct InboundQueue {
   std::mutex mutex;
   std::vector<View> views;
+  bool closed = false;
 };
 
 /// Called once by `Network::start`, on its thread, once every connection is made and before any
@@ -98,6 +101,11 @@ class Network {
   /// The queue of messages for local worker `local` on `channel` (created on first use by
   /// either side; the receive thread may deliver before the worker asks).
   virtual std::shared_ptr<InboundQueue> inbound(std::size_t local, std::size_t channel) = 0;
+  /// Local worker `local` no longer reads `channel`: its queue is closed and dropped. Frames that
+  /// arrive for the channel later are discarded while a receive thread still holds the closed
+  /// queue; after that (a dropped dataflow's frames long in flight) they open a queue nobody
+  /// reads, as before this call existed.
+  virtual void forget(std::size_t local, std::size_t channel) = 0;
 
   /// The connections' counters (network_stats.hpp), updated by the network threads; they stay
   /// readable after the network is gone.

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -249,6 +250,54 @@ TEST_CASE("two processes connect over loopback and report their connection event
   CHECK(has_line_starting(lines[0], "connected to") != has_line_starting(lines[1], "connected to"));
   CHECK(has_line_starting(lines[0], "accepted") != has_line_starting(lines[1], "accepted"));
   CHECK(has_line_starting(lines[0], "connected to") != has_line_starting(lines[0], "accepted"));
+}
+
+TEST_CASE("the network keeps a queue per open channel and not one per channel ever opened",
+          "[communication][initialize]") {
+  // Two processes of 1 and 2 workers open 200 channels one after the other, as dataflows that
+  // come and go do: each worker sends on one to every worker, receives from every worker and
+  // closes it. The receive side's queues must follow the channels open (a few: the fast
+  // workers' next ones), not grow by one per channel and worker.
+  for (std::size_t workers : {1u, 2u}) {
+    INFO(workers << " workers per process");
+    const auto addresses = support::free_loopback_addresses(2);
+    std::vector<std::vector<std::vector<std::size_t>>> counts(2);
+    support::run_processes(2, [&](std::size_t p) {
+      counts[p] = initialize(support::cluster_config(addresses, p, workers), [](Allocator& a) {
+        const auto stats = a.network_stats();
+        std::vector<std::size_t> seen;
+        for (std::size_t channel = 10; channel < 210; ++channel) {
+          auto [pushers, puller] = a.allocate<std::uint64_t>(channel);
+          for (auto& push : pushers) {
+            push->send(channel);
+            push->done();
+          }
+          a.release();
+          std::size_t got = 0;
+          const auto deadline = std::chrono::steady_clock::now() + 30s;
+          while (got < a.peers()) {
+            if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("timed out");
+            a.receive();
+            a.events().clear();
+            while (auto m = puller->recv()) {
+              if (*m != channel) throw std::runtime_error("a message of another channel");
+              ++got;
+            }
+            a.await_events(10ms);
+          }
+          if (channel == 20 || channel == 209) seen.push_back(stats->inbound_queues());
+        }
+        return seen;
+      });
+    });
+    for (std::size_t p = 0; p < 2; ++p)
+      for (const auto& seen : counts[p]) {
+        INFO("process " << p << ": " << seen[0] << " queues after 11 channels, " << seen[1] << " after 200");
+        REQUIRE(seen.size() == 2);
+        CHECK(seen[1] <= seen[0] + 2 * workers);
+        CHECK(seen[1] <= 4 * workers);
+      }
+  }
 }
 
 // --- Start-up through a rendezvous (src/communication/rendezvous.hpp): no hostfile.

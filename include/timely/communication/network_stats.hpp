@@ -92,6 +92,17 @@ class NetworkStats {
   }
 
   /// A copy of `peer`'s counters (`peer < processes()`).
+  /// The receive side's queues, one per (local worker, channel) that a worker has open or that
+  /// frames arrived for before the worker opened it. A channel's queue goes when its worker's
+  /// end of the channel does (its dataflow completed or was dropped), so the count follows the
+  /// channels in use, not the dataflows ever built. For tests and monitoring.
+  void set_inbound_queues(std::size_t count) noexcept {
+    inbound_queues_.store(count, std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::size_t inbound_queues() const noexcept {
+    return inbound_queues_.load(std::memory_order_relaxed);
+  }
+
   [[nodiscard]] PeerStats peer(std::size_t peer) const noexcept {
     const auto& c = peers_[peer];
     return PeerStats{
@@ -111,6 +122,7 @@ class NetworkStats {
   std::size_t process_;
   std::size_t workers_;
   std::unique_ptr<Counters[]> peers_;
+  std::atomic<std::size_t> inbound_queues_{0};
 };
 
 }  // namespace timely::communication
