@@ -2,6 +2,7 @@
 // so do workers that built different dataflows (WorkerState::built_dataflow).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -105,6 +106,23 @@ std::size_t maybe_different(timely::Worker& worker, std::size_t odd, bool consis
 
 constexpr const char* different_shapes = "every worker must build the same dataflows in the same order";
 
+// Runs two processes of `workers` workers over loopback, process `p` running `body(worker, p)`
+// as its closure; returns each process's error (empty if it ran to the end).
+std::vector<std::string> two_processes(std::size_t workers,
+                                       const std::function<void(timely::Worker&, std::size_t)>& body) {
+  const auto addresses = support::free_loopback_addresses(2);
+  std::vector<std::string> errors(2);
+  support::run_processes(2, [&](std::size_t p) {
+    try {
+      timely::execute(timely::Config::cluster(workers, 2, p, addresses),
+                      [&](timely::Worker& w) { body(w, p); });
+    } catch (const std::exception& e) {
+      errors[p] = e.what();
+    }
+  });
+  return errors;
+}
+
 // The same dataflow as `maybe_different`'s control, with timestamps of type `Ts`, after `extra`
 // exchanges (each allocates a channel); `more` of them on worker `odd`.
 template <class Ts>
@@ -159,18 +177,9 @@ TEST_CASE("processes whose workers build different dataflows both fail with the 
           "[conformance][failure]") {
   for (std::size_t workers : {1u, 2u}) {
     INFO(workers << " workers per process");
-    const auto addresses = support::free_loopback_addresses(2);
-    std::vector<std::string> errors(2);
-    support::run_processes(2, [&](std::size_t p) {
-      const auto config = timely::Config::cluster(workers, 2, p, addresses);
-      try {
-        // The last worker of process 1 builds one operator more.
-        timely::execute(config,
-                        [&](timely::Worker& w) { return maybe_different(w, 2 * workers - 1, false, {}); });
-      } catch (const std::exception& e) {
-        errors[p] = e.what();
-      }
-    });
+    // The last worker of process 1 builds one operator more.
+    const auto errors = two_processes(
+        workers, [&](timely::Worker& w, std::size_t) { maybe_different(w, 2 * workers - 1, false, {}); });
     for (std::size_t p = 0; p < 2; ++p) {
       INFO("process " << p << ": " << errors[p]);
       CHECK_THAT(errors[p], Catch::Contains(different_shapes));
@@ -211,18 +220,11 @@ TEST_CASE("processes whose dataflows differ only in the timestamp type fail nami
   // the timestamp's name tells them apart (before it, progress updates failed to decode).
   for (std::size_t workers : {1u, 2u}) {
     INFO(workers << " workers per process");
-    const auto addresses = support::free_loopback_addresses(2);
-    std::vector<std::string> errors(2);
-    support::run_processes(2, [&](std::size_t p) {
-      const auto config = timely::Config::cluster(workers, 2, p, addresses);
-      try {
-        if (p == 0)
-          timely::execute(config, [&](timely::Worker& w) { return exchanges<std::uint64_t>(w, 1, 0, 0); });
-        else
-          timely::execute(config, [&](timely::Worker& w) { return exchanges<std::int64_t>(w, 1, 0, 0); });
-      } catch (const std::exception& e) {
-        errors[p] = e.what();
-      }
+    const auto errors = two_processes(workers, [](timely::Worker& w, std::size_t p) {
+      if (p == 0)
+        exchanges<std::uint64_t>(w, 1, 0, 0);
+      else
+        exchanges<std::int64_t>(w, 1, 0, 0);
     });
     for (std::size_t p = 0; p < 2; ++p) {
       INFO("process " << p << ": " << errors[p]);
@@ -272,17 +274,9 @@ TEST_CASE("processes of which one builds fewer dataflows both fail naming the co
           "[conformance][failure]") {
   for (std::size_t workers : {1u, 2u}) {
     INFO(workers << " workers per process");
-    const auto addresses = support::free_loopback_addresses(2);
-    std::vector<std::string> errors(2);
-    support::run_processes(2, [&](std::size_t p) {
-      const auto config = timely::Config::cluster(workers, 2, p, addresses);
-      try {
-        // The last worker of process 1 builds one dataflow fewer.
-        timely::execute(config, [&](timely::Worker& w) { return fewer(w, 2 * workers - 1, {}); });
-      } catch (const std::exception& e) {
-        errors[p] = e.what();
-      }
-    });
+    // The last worker of process 1 builds one dataflow fewer.
+    const auto errors =
+        two_processes(workers, [&](timely::Worker& w, std::size_t) { fewer(w, 2 * workers - 1, {}); });
     for (std::size_t p = 0; p < 2; ++p) {
       INFO("process " << p << ": " << errors[p]);
       CHECK_THAT(errors[p], Catch::Contains(different_shapes));
