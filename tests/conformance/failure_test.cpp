@@ -106,6 +106,31 @@ std::size_t maybe_different(timely::Worker& worker, std::size_t odd, bool consis
 
 constexpr const char* different_shapes = "every worker must build the same dataflows in the same order";
 
+// A control run's counts: each of `workers` workers sent 10 records in each of 3 rounds, and
+// together the workers saw every one.
+void check_all_seen(const std::vector<std::size_t>& seen, std::size_t workers) {
+  std::size_t total = 0;
+  for (auto s : seen) total += s;
+  CHECK(total == 3 * 10 * workers);
+}
+
+// Calls `body(config, workers, late)` for one process of 2 and 4 workers, in both progress
+// modes, with and without -z, and the odd worker 0 and 200 ms late, the case named in INFO.
+template <class Body>
+void each_process_config(const Body& body) {
+  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
+    for (std::size_t workers : {2u, 4u})
+      for (bool zerocopy : {false, true})
+        for (auto late : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
+          INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand")
+                          << (zerocopy ? " -z" : "") << ", the odd worker " << late.count() << " ms late");
+          auto config = timely::Config::process(workers);
+          config.worker.progress_mode = mode;
+          config.network.zerocopy = zerocopy;
+          body(config, workers, late);
+        }
+}
+
 // Runs two processes of `workers` workers over loopback, process `p` running `body(worker, p)`
 // as its closure; returns each process's error (empty if it ran to the end).
 std::vector<std::string> two_processes(std::size_t workers,
@@ -148,29 +173,19 @@ std::size_t exchanges(timely::Worker& worker, std::size_t extra, std::size_t odd
 
 TEST_CASE("workers that build different dataflows fail with both shapes named, not a hang",
           "[conformance][failure]") {
-  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
-    for (std::size_t workers : {2u, 4u})
-      for (bool zerocopy : {false, true})
-        for (auto late : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
-          INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand")
-                          << (zerocopy ? " -z" : "") << ", the odd worker " << late.count() << " ms late");
-          auto config = timely::Config::process(workers);
-          config.worker.progress_mode = mode;
-          config.network.zerocopy = zerocopy;
-          const auto start = std::chrono::steady_clock::now();
-          CHECK_THROWS_WITH(
-              timely::execute(
-                  config, [&](timely::Worker& w) { return maybe_different(w, workers - 1, false, late); }),
-              Catch::Contains(different_shapes) && Catch::Contains("identifiers 0..") &&
-                  Catch::Contains("channels ["));
-          CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
-          // The control: the same program with the same dataflow everywhere runs to the end.
-          const auto seen = timely::execute(
-              config, [&](timely::Worker& w) { return maybe_different(w, workers - 1, true, late); });
-          std::size_t total = 0;
-          for (auto s : seen) total += s;
-          CHECK(total == 3 * 10 * workers);
-        }
+  each_process_config([](const timely::Config& config, std::size_t workers, std::chrono::milliseconds late) {
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(
+        timely::execute(config,
+                        [&](timely::Worker& w) { return maybe_different(w, workers - 1, false, late); }),
+        Catch::Contains(different_shapes) && Catch::Contains("identifiers 0..") &&
+            Catch::Contains("channels ["));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+    // The control: the same program with the same dataflow everywhere runs to the end.
+    const auto seen = timely::execute(
+        config, [&](timely::Worker& w) { return maybe_different(w, workers - 1, true, late); });
+    check_all_seen(seen, workers);
+  });
 }
 
 TEST_CASE("processes whose workers build different dataflows both fail with the shapes named",
@@ -208,9 +223,7 @@ TEST_CASE("a shape mismatch in a dataflow of many channels lists a few of them a
     const auto seen = timely::execute(timely::Config::process(workers), [&](timely::Worker& w) {
       return exchanges<Time>(w, 300, workers - 1, 0);
     });
-    std::size_t total = 0;
-    for (auto s : seen) total += s;
-    CHECK(total == 3 * 10 * workers);
+    check_all_seen(seen, workers);
   }
 }
 
@@ -252,22 +265,13 @@ constexpr const char* fewer_dataflows = "finished building after 1 dataflow, but
 
 TEST_CASE("a worker that builds fewer dataflows than the others makes them fail, not wait",
           "[conformance][failure]") {
-  for (auto mode : {timely::ProgressMode::Demand, timely::ProgressMode::Eager})
-    for (std::size_t workers : {2u, 4u})
-      for (bool zerocopy : {false, true})
-        for (auto late : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
-          INFO("workers " << workers << (mode == timely::ProgressMode::Eager ? " eager" : " demand")
-                          << (zerocopy ? " -z" : "") << ", the odd worker returns " << late.count()
-                          << " ms late");
-          auto config = timely::Config::process(workers);
-          config.worker.progress_mode = mode;
-          config.network.zerocopy = zerocopy;
-          const auto start = std::chrono::steady_clock::now();
-          CHECK_THROWS_WITH(
-              timely::execute(config, [&](timely::Worker& w) { return fewer(w, workers - 1, late); }),
-              Catch::Contains(fewer_dataflows) && Catch::Contains(different_shapes));
-          CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
-        }
+  // The odd worker returns from its closure `late`.
+  each_process_config([](const timely::Config& config, std::size_t workers, std::chrono::milliseconds late) {
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(timely::execute(config, [&](timely::Worker& w) { return fewer(w, workers - 1, late); }),
+                      Catch::Contains(fewer_dataflows) && Catch::Contains(different_shapes));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+  });
 }
 
 TEST_CASE("processes of which one builds fewer dataflows both fail naming the counts",
