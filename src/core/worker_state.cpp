@@ -107,6 +107,9 @@ void WorkerState::finished_building(std::size_t built) {
   last.last = true;
   shape_push_->send(last);
   shape_push_->done();
+  // Sent now: a worker with no dataflow left does not step again, and a channel that crosses
+  // the network (-z, other processes) sends what it buffered only when its worker steps.
+  allocator_.release();
   // Shapes of dataflows this worker will never build, already told.
   for (const auto& [dataflow, entry] : shapes_)
     if (dataflow >= built && !entry.early.empty())

@@ -261,6 +261,26 @@ std::size_t fewer(timely::Worker& worker, std::size_t odd, std::chrono::millisec
   return seen + exchanges<Time>(worker, 1, odd, 0);
 }
 constexpr const char* fewer_dataflows = "finished building after 1 dataflow, but worker";
+
+// Every worker builds two dataflows, or `odd` one, each run to its end: worker 0 sends 10
+// records and every worker closes its input. The lacking worker has nothing left to step once
+// its closure returns, and receives nothing for the dataflow it did not build.
+std::size_t fewer_closed(timely::Worker& worker, std::size_t odd) {
+  std::size_t seen = 0;
+  for (std::size_t d = 0; d < (worker.index() == odd ? 1u : 2u); ++d) {
+    timely::dataflow::InputHandle<Time, std::uint64_t> input;
+    timely::dataflow::ProbeHandle<Time> probe;
+    worker.dataflow<Time>([&](auto& scope) {
+      input.to_stream(scope) | exchange([](const std::uint64_t& x) { return x; }) |
+          inspect([&](const std::uint64_t&) { ++seen; }) | probe_with(probe);
+    });
+    if (worker.index() == 0)
+      for (std::uint64_t x = 0; x < 10; ++x) input.send(x);
+    input.close();
+    while (!probe.done()) worker.step();
+  }
+  return seen;
+}
 }  // namespace
 
 TEST_CASE("a worker that builds fewer dataflows than the others makes them fail, not wait",
@@ -270,6 +290,10 @@ TEST_CASE("a worker that builds fewer dataflows than the others makes them fail,
     const auto start = std::chrono::steady_clock::now();
     CHECK_THROWS_WITH(timely::execute(config, [&](timely::Worker& w) { return fewer(w, workers - 1, late); }),
                       Catch::Contains(fewer_dataflows) && Catch::Contains(different_shapes));
+    // A lacking worker, first or last, that sends nothing and has nothing left to step.
+    for (std::size_t odd : {std::size_t{0}, workers - 1})
+      CHECK_THROWS_WITH(timely::execute(config, [&](timely::Worker& w) { return fewer_closed(w, odd); }),
+                        Catch::Contains(fewer_dataflows) && Catch::Contains(different_shapes));
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
   });
 }
@@ -288,4 +312,16 @@ TEST_CASE("processes of which one builds fewer dataflows both fail naming the co
     // The process with the lacking worker, or the other: one of them names the counts.
     CHECK_THAT(errors[0] + errors[1], Catch::Contains(fewer_dataflows));
   }
+  // A lacking worker that sends nothing and has nothing left to step, in either process.
+  for (std::size_t workers : {1u, 2u})
+    for (std::size_t odd : {std::size_t{0}, 2 * workers - 1}) {
+      INFO(workers << " workers per process, worker " << odd << " lacking");
+      const auto errors =
+          two_processes(workers, [&](timely::Worker& w, std::size_t) { fewer_closed(w, odd); });
+      for (std::size_t p = 0; p < 2; ++p) {
+        INFO("process " << p << ": " << errors[p]);
+        CHECK_THAT(errors[p], Catch::Contains(different_shapes));
+      }
+      CHECK_THAT(errors[0] + errors[1], Catch::Contains(fewer_dataflows));
+    }
 }
