@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -89,6 +90,8 @@ class WorkerState {
   void register_channel(std::size_t channel, scheduling::Path address);
   /// Forgets `channel` (its dataflow was dropped); late events for it are ignored.
   void unregister_channel(std::size_t channel);
+  /// The channels registered now: those of the dataflows installed, not of every one ever built.
+  [[nodiscard]] std::size_t registered_channels() const noexcept { return channel_addresses_.size(); }
 
   /// Receives from the allocator and activates the consumers of every channel that saw activity.
   /// \throws WorkerAborted if another worker of this process failed; DataflowError if another
@@ -119,7 +122,9 @@ class WorkerState {
   std::shared_ptr<scheduling::Activations> activations_;
   WorkerConfig config_;
   std::size_t next_identifier_ = 0;
-  std::vector<std::optional<scheduling::Path>> channel_addresses_;
+  // By channel identifier, erased when a channel goes: identifiers only grow, so a vector
+  // indexed by them would grow with every dataflow ever built.
+  std::unordered_map<std::size_t, scheduling::Path> channel_addresses_;
   logging::Registry log_registry_;
 
   // Dataflow shapes (several workers only). Allocated with this worker's first dataflow.

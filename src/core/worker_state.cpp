@@ -17,13 +17,10 @@ WorkerState::WorkerState(communication::Allocator allocator, WorkerConfig config
       log_registry_(config.log_start.value_or(std::chrono::steady_clock::now())) {}
 
 void WorkerState::register_channel(std::size_t channel, scheduling::Path address) {
-  if (channel_addresses_.size() <= channel) channel_addresses_.resize(channel + 1);
-  channel_addresses_[channel] = std::move(address);
+  channel_addresses_.insert_or_assign(channel, std::move(address));
 }
 
-void WorkerState::unregister_channel(std::size_t channel) {
-  if (channel < channel_addresses_.size()) channel_addresses_[channel].reset();
-}
+void WorkerState::unregister_channel(std::size_t channel) { channel_addresses_.erase(channel); }
 
 void WorkerState::receive() {
   if (allocator_.poisoned())
@@ -33,8 +30,8 @@ void WorkerState::receive() {
   auto& events = allocator_.events();
   bool shapes = false;
   for (auto channel : events) {
-    if (channel < channel_addresses_.size() && channel_addresses_[channel])
-      activations_->activate(*channel_addresses_[channel]);
+    if (const auto it = channel_addresses_.find(channel); it != channel_addresses_.end())
+      activations_->activate(it->second);
     else if (channel == shape_channel)
       shapes = true;
   }

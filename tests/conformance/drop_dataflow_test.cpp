@@ -190,3 +190,39 @@ TEST_CASE("a dataflow that completed on its own cannot be dropped", "[conformanc
     return 0;
   });
 }
+
+TEST_CASE("a worker's channel bookkeeping follows the dataflows installed, not those ever built",
+          "[conformance][drop]") {
+  // 200 dataflows of one exchange each, built, run to their end or dropped, one after the other
+  // on 2 workers: the channels registered stay those of one dataflow (or none), not 200 times.
+  const auto counts = timely::execute(timely::Config::process(2), [](timely::Worker& worker) {
+    std::vector<std::size_t> registered;
+    for (std::size_t d = 0; d < 200; ++d) {
+      timely::dataflow::InputHandle<Time, std::uint64_t> input;
+      timely::dataflow::ProbeHandle<Time> probe;
+      const std::size_t index = worker.next_dataflow_index();
+      worker.dataflow<Time>([&](auto& scope) {
+        input.to_stream(scope) | exchange([](const std::uint64_t& x) { return x; }) | probe_with(probe);
+      });
+      if (d == 10) registered.push_back(worker.state().registered_channels());
+      input.send(d);
+      if (d % 2 == 0) {
+        input.close();
+        while (!probe.done()) worker.step();
+      } else {
+        // Still installed (its input open), then dropped once time 0 is done everywhere.
+        input.advance_to(1);
+        while (probe.less_than(1)) worker.step();
+        worker.drop_dataflow(index);
+      }
+    }
+    registered.push_back(worker.state().registered_channels());
+    return registered;
+  });
+  for (const auto& registered : counts) {
+    INFO(registered[0] << " channels registered with dataflow 10 installed, " << registered[1]
+                       << " after 200 dataflows");
+    CHECK(registered[0] > 0);
+    CHECK(registered[1] <= registered[0]);
+  }
+}
