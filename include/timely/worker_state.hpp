@@ -18,7 +18,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -69,6 +68,9 @@ struct DataflowShape {
 class WorkerState {
  public:
   WorkerState(communication::Allocator allocator, WorkerConfig config);
+  ~WorkerState();
+  WorkerState(const WorkerState&) = delete;
+  WorkerState& operator=(const WorkerState&) = delete;
 
   /// This worker's index in `0..peers()`.
   [[nodiscard]] std::size_t index() const noexcept { return allocator_.index(); }
@@ -91,7 +93,7 @@ class WorkerState {
   /// Forgets `channel` (its dataflow was dropped); late events for it are ignored.
   void unregister_channel(std::size_t channel);
   /// The channels registered now: those of the dataflows installed, not of every one ever built.
-  [[nodiscard]] std::size_t registered_channels() const noexcept { return channel_addresses_.size(); }
+  [[nodiscard]] std::size_t registered_channels() const noexcept;
 
   /// Receives from the allocator and activates the consumers of every channel that saw activity.
   /// \throws WorkerAborted if another worker of this process failed; DataflowError if another
@@ -123,8 +125,10 @@ class WorkerState {
   WorkerConfig config_;
   std::size_t next_identifier_ = 0;
   // By channel identifier, erased when a channel goes: identifiers only grow, so a vector
-  // indexed by them would grow with every dataflow ever built.
-  std::unordered_map<std::size_t, scheduling::Path> channel_addresses_;
+  // indexed by them would grow with every dataflow ever built. A flat hash map (looked up for
+  // every channel event), defined in the source file to keep its header out of this one.
+  struct ChannelAddresses;
+  std::unique_ptr<ChannelAddresses> channel_addresses_;
   logging::Registry log_registry_;
 
   // Dataflow shapes (several workers only). Allocated with this worker's first dataflow.

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
 #include <timely/communication/codec.hpp>
 
 namespace timely {
@@ -14,13 +16,22 @@ WorkerState::WorkerState(communication::Allocator allocator, WorkerConfig config
     : allocator_(std::move(allocator)),
       activations_(std::make_shared<scheduling::Activations>(allocator_.waker())),
       config_(config),
+      channel_addresses_(std::make_unique<ChannelAddresses>()),
       log_registry_(config.log_start.value_or(std::chrono::steady_clock::now())) {}
 
+struct WorkerState::ChannelAddresses {
+  boost::unordered_flat_map<std::size_t, scheduling::Path> map;
+};
+
+WorkerState::~WorkerState() = default;
+
 void WorkerState::register_channel(std::size_t channel, scheduling::Path address) {
-  channel_addresses_.insert_or_assign(channel, std::move(address));
+  channel_addresses_->map.insert_or_assign(channel, std::move(address));
 }
 
-void WorkerState::unregister_channel(std::size_t channel) { channel_addresses_.erase(channel); }
+void WorkerState::unregister_channel(std::size_t channel) { channel_addresses_->map.erase(channel); }
+
+std::size_t WorkerState::registered_channels() const noexcept { return channel_addresses_->map.size(); }
 
 void WorkerState::receive() {
   if (allocator_.poisoned())
@@ -30,7 +41,7 @@ void WorkerState::receive() {
   auto& events = allocator_.events();
   bool shapes = false;
   for (auto channel : events) {
-    if (const auto it = channel_addresses_.find(channel); it != channel_addresses_.end())
+    if (const auto it = channel_addresses_->map.find(channel); it != channel_addresses_->map.end())
       activations_->activate(it->second);
     else if (channel == shape_channel)
       shapes = true;
