@@ -109,6 +109,13 @@ class WorkerState {
   void built_dataflow(std::size_t index, std::size_t first_identifier,
                       const std::vector<std::size_t>& channels, std::string timestamp);
 
+  /// Reads and compares the shapes other workers told since the last `receive`. A step that
+  /// failed calls it before passing its error on: a progress update or record that a differently
+  /// built dataflow sent can fail an operator before `receive` saw the shape sent ahead of it
+  /// (operators read their channels directly), and the shapes explain such a failure better.
+  /// \throws DataflowError naming both shapes and `failure` (the step's error) on a mismatch.
+  void check_shapes(const std::string& failure);
+
   /// Records that this worker builds no dataflows after the `built` it has (its closure
   /// returned), and tells the other workers, so that one that builds more (or that already has)
   /// fails naming both counts, instead of waiting for ever for this one's share of it.
@@ -132,8 +139,9 @@ class WorkerState {
   logging::Registry log_registry_;
 
   // Dataflow shapes (several workers only). Allocated with this worker's first dataflow.
-  void receive_shapes();
-  void compare(const DataflowShape& theirs);
+  void receive_shapes(const std::string& failure = {});
+  // `failure`, if not empty, is an error this worker met that the mismatch explains.
+  void compare(const DataflowShape& theirs, const std::string& failure = {});
   void allocate_shape_channel();
   // A worker's closure returned after `finished` dataflows; this one built (at least) `built`.
   [[noreturn]] void too_many(std::uint64_t worker, std::uint64_t finished, std::uint64_t other,

@@ -2,6 +2,7 @@
 #include <timely/worker.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,6 +46,11 @@ bool Worker::step_or_park(std::optional<std::chrono::nanoseconds> timeout) {
     if (logger_) logger_->log(logging::ScheduleEvent{id, true});
     try {
       incomplete = it->second.root->schedule();
+    } catch (const std::exception& e) {
+      scheduling_.reset();
+      // A dataflow built differently elsewhere explains the failure better than its symptom.
+      state_->check_shapes(e.what());
+      throw;
     } catch (...) {
       scheduling_.reset();
       throw;

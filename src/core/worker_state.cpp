@@ -154,11 +154,15 @@ void WorkerState::built_dataflow(std::size_t index, std::size_t first_identifier
   }
 }
 
-void WorkerState::receive_shapes() {
+void WorkerState::check_shapes(const std::string& failure) {
+  if (shape_pull_) receive_shapes(failure);
+}
+
+void WorkerState::receive_shapes(const std::string& failure) {
   while (auto shape = shape_pull_->recv()) {
     if (shape->worker == index()) continue;
     if (!shape->last) {
-      compare(*shape);
+      compare(*shape, failure);
     } else {
       if (built_ > shape->index) too_many(shape->worker, shape->index, index(), built_);
       peers_finished_.emplace_back(shape->worker, shape->index);
@@ -166,7 +170,7 @@ void WorkerState::receive_shapes() {
   }
 }
 
-void WorkerState::compare(const DataflowShape& theirs) {
+void WorkerState::compare(const DataflowShape& theirs, const std::string& failure) {
   if (finished_ && theirs.index >= *finished_) too_many(index(), *finished_, theirs.worker, theirs.index + 1);
   auto& entry = shapes_[theirs.index];
   if (!entry.mine) {
@@ -179,7 +183,8 @@ void WorkerState::compare(const DataflowShape& theirs) {
                         std::to_string(theirs.index) + " with " + describe(theirs) + ", but worker " +
                         std::to_string(index()) + " built it with " + describe(mine) + " (" + difference +
                         "): every worker must build the same dataflows in the same order (do all "
-                        "processes run the same program with the same arguments?)");
+                        "processes run the same program with the same arguments?)" +
+                        (failure.empty() ? "" : "; this worker then failed: " + failure));
   if (++entry.compared + 1 == peers()) shapes_.erase(theirs.index);  // every worker agreed
 }
 
