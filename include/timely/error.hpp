@@ -1,7 +1,7 @@
 /// \file
 /// The exception types of the dataflow layer: `CapabilityError`, `BuildError`, `PactError`,
-/// `InputError`, `ProgressError`, `DataflowError` and `HelpRequested`, with the shared ones
-/// (`timely::Error`, `ConfigError`, `WorkerAborted`, `communication::NetworkError`) from the
+/// `InputError`, `ProgressError` and `HelpRequested`, with the shared ones (`timely::Error`,
+/// `ConfigError`, `WorkerAborted`, `DataflowError`, `communication::NetworkError`) from the
 /// communication library below it (timely/communication/error.hpp). Every user contract violation
 /// or bad input throws a subclass of `timely::Error` whose message names the values involved; the
 /// library never exits or prints on its own.
@@ -50,13 +50,6 @@ class InputError : public Error {
 /// changes after it was shut down. Thrown by the progress validator (progress/validate.hpp,
 /// debug builds) and, for the last case, always.
 class ProgressError : public Error {
- public:
-  using Error::Error;
-};
-
-/// A worker was asked for a dataflow it does not have (`Worker::drop_dataflow` of an index that
-/// is not installed), or workers built dataflows of different shapes (`DataflowShape`).
-class DataflowError : public Error {
  public:
   using Error::Error;
 };

@@ -49,7 +49,8 @@ struct WorkerConfig {
 
 /// What one worker built as one top-level dataflow, in the terms every worker must agree on:
 /// the identifiers its build took (operators, channels and scopes draw them from one counter,
-/// and channels are matched across workers by identifier) and the channels it allocated.
+/// and channels are matched across workers by identifier), the channels its operators read
+/// and how each channel was allocated (pact and element type).
 /// Operator names are not compared: a program may name operators after their worker.
 /// With `last` set it describes no dataflow: the worker's closure returned after it built
 /// `index` dataflows, and it builds no more (a worker that builds more fails).
@@ -59,8 +60,12 @@ struct DataflowShape {
   bool last = false;                    ///< not a dataflow: the worker built `index` in all
   std::uint64_t first_identifier = 0;   ///< the dataflow's own identifier
   std::uint64_t identifiers = 0;        ///< identifiers its build took, its own included
-  std::vector<std::uint64_t> channels;  ///< the channels it allocated, in order
+  std::vector<std::uint64_t> channels;  ///< the channels its operators read, in order
   std::string timestamp;                ///< its timestamp type, by encoding (`Codec<T>::name()`)
+  /// The channels it allocated, in order, each with its kind and element type
+  /// (`communication::ChannelUse`): a pipeline where another worker exchanges, or records of
+  /// another type, would otherwise hang or be misread.
+  std::vector<std::pair<std::uint64_t, std::string>> allocations;
 };
 
 /// The shared state of one worker. Scopes and operators hold a reference to it; the `Worker`

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <boost/core/demangle.hpp>
+
 #include <timely/communication/error.hpp>
 
 namespace timely::communication {
@@ -79,9 +81,10 @@ std::shared_ptr<void> ProcessShared::rendezvous(std::size_t channel, std::type_i
     meetings_.emplace_back(channel, Meeting{make(), type, 0});
     it = std::prev(meetings_.end());
   } else if (it->second.type != type) {
-    throw Error("timely: workers allocated channel " + std::to_string(channel) +
-                " with different types; every worker must build the same dataflows in the "
-                "same order");
+    throw DataflowError("timely: workers allocated channel " + std::to_string(channel) +
+                        " with different types (" + boost::core::demangle(it->second.type.name()) +
+                        " against " + boost::core::demangle(type.name()) +
+                        "): every worker must build the same dataflows in the same order");
   }
   auto bundle = it->second.bundle;
   if (++it->second.arrived == threads()) meetings_.erase(it);

@@ -84,6 +84,24 @@ std::string first_difference(const DataflowShape& a, const DataflowShape& b) {
   if (a.channels.size() != b.channels.size())
     return "the numbers of channels differ (" + std::to_string(a.channels.size()) + " against " +
            std::to_string(b.channels.size()) + ")";
+  // A type's name may be a long C++ name; the message must fit an abort frame.
+  const auto shorten = [](const std::string& what) {
+    return what.size() <= 240 ? what : what.substr(0, 240) + "...";
+  };
+  const std::size_t allocated = std::min(a.allocations.size(), b.allocations.size());
+  for (std::size_t i = 0; i < allocated; ++i) {
+    const auto& [channel, what] = a.allocations[i];
+    const auto& [other_channel, other_what] = b.allocations[i];
+    if (channel != other_channel)
+      return "allocated channel " + std::to_string(i) + " is " + std::to_string(channel) + " against " +
+             std::to_string(other_channel);
+    if (what != other_what)
+      return "channel " + std::to_string(channel) + " is a " + shorten(what) + " against a " +
+             shorten(other_what);
+  }
+  if (a.allocations.size() != b.allocations.size())
+    return "the numbers of channels allocated differ (" + std::to_string(a.allocations.size()) + " against " +
+           std::to_string(b.allocations.size()) + ")";
   return "";
 }
 
@@ -142,6 +160,11 @@ void WorkerState::built_dataflow(std::size_t index, std::size_t first_identifier
   mine.identifiers = next_identifier_ - first_identifier;
   mine.channels.assign(channels.begin(), channels.end());
   mine.timestamp = std::move(timestamp);
+  // Channels allocated outside any dataflow's identifiers (this shape channel, the monitor's)
+  // are the worker's own, not the dataflow's.
+  for (auto& use : allocator_.take_uses())
+    if (use.channel >= first_identifier && use.channel < next_identifier_)
+      mine.allocations.emplace_back(use.channel, std::move(use.what));
   shape_push_->send(mine);
   shape_push_->done();
   auto& entry = shapes_[index];

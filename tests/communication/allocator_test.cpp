@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -105,7 +107,32 @@ TEST_CASE("allocating one channel with different types on different workers is a
   auto shared = std::make_shared<ProcessShared>(2);
   Allocator a(0, shared), b(1, shared);
   auto first = a.allocate<int>(5);
-  CHECK_THROWS_AS(b.allocate<double>(5), timely::Error);
+  CHECK_THROWS_AS(b.allocate<double>(5), timely::DataflowError);
+  auto again = a.allocate<int>(6);
+  CHECK_THROWS_WITH(b.allocate<double>(6),
+                    Catch::Contains("channel 6 with different types (int against double)"));
+}
+
+TEST_CASE("an allocator records how each channel was allocated, when there are other workers",
+          "[communication]") {
+  auto shared = std::make_shared<ProcessShared>(2);
+  Allocator a(0, shared), b(1, shared);
+  using Local = std::unique_ptr<int>;  // no codec: never leaves the process
+  auto p = a.allocate<std::vector<std::uint64_t>>(3);
+  auto q = a.broadcast<std::string>(4);
+  auto r = a.pipeline<std::int64_t>(5);
+  auto s = a.allocate<Local>(6);
+  const auto uses = a.take_uses();
+  REQUIRE(uses.size() == 4);
+  CHECK((uses[0].channel == 3 && uses[0].what == "point-to-point of vec<u64>"));
+  CHECK((uses[1].channel == 4 && uses[1].what == "broadcast of string"));
+  CHECK((uses[2].channel == 5 && uses[2].what == "pipeline"));
+  CHECK((uses[3].channel == 6 && uses[3].what == "point-to-point of a type without a codec"));
+  CHECK(a.take_uses().empty());  // taken
+  // With one worker there is no one to compare with, and nothing is kept.
+  auto alone = Allocator::thread();
+  auto t = alone.allocate<std::uint64_t>(3);
+  CHECK(alone.take_uses().empty());
 }
 
 TEST_CASE("broadcast reaches every worker including the sender", "[communication]") {

@@ -10,6 +10,7 @@
 
 #include <timely/communication/error.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
+#include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
@@ -244,6 +245,110 @@ TEST_CASE("processes whose dataflows differ only in the timestamp type fail nami
       CHECK_THAT(errors[p], Catch::Contains(different_shapes) &&
                                 Catch::Contains("the timestamp types differ") &&
                                 Catch::Contains("timestamp u64") && Catch::Contains("timestamp i64"));
+    }
+  }
+}
+
+namespace {
+// Records of type `D` pass one relay operator, whose input is exchanged or, on worker `odd` when
+// `pipelined`, read through a pipeline; the same identifiers and channels on every worker, so
+// only the channels' allocations tell the dataflows apart.
+template <class D>
+std::size_t relayed(timely::Worker& worker, std::size_t odd, bool pipelined) {
+  using C = std::vector<D>;
+  using CB = timely::container::CapacityContainerBuilder<C>;
+  timely::dataflow::InputHandle<Time, D> input;
+  timely::dataflow::ProbeHandle<Time> probe;
+  std::size_t seen = 0;
+  worker.dataflow<Time>([&](auto& scope) {
+    const auto relay = [](auto, const auto&) {
+      return [](timely::dataflow::OperatorInputCore<Time, C>& in,
+                timely::dataflow::OperatorOutputCore<Time, CB>& out) {
+        in.for_each([&](const auto& cap, C& data) { out.session(cap).give_container(data); });
+      };
+    };
+    auto stream = input.to_stream(scope);
+    if (worker.index() == odd && pipelined)
+      stream = stream | unary<CB>(timely::dataflow::Pipeline{}, "Relay", relay);
+    else
+      stream = stream |
+               unary<CB>(timely::dataflow::Exchange{[](const D& x) { return static_cast<std::uint64_t>(x); }},
+                         "Relay", relay);
+    stream | inspect([&](const D&) { ++seen; }) | probe_with(probe);
+  });
+  for (Time round = 0; round < 3; ++round) {
+    for (std::uint64_t x = 0; x < 10; ++x) input.send(static_cast<D>(x));
+    input.advance_to(round + 1);
+    while (probe.less_than(input.time())) worker.step();
+  }
+  return seen;
+}
+}  // namespace
+
+TEST_CASE("workers that read a channel through different pacts fail naming both, not a hang",
+          "[conformance][failure]") {
+  // Before, the exchanging workers waited for ever for the pipelining worker's share.
+  each_process_config([](const timely::Config& config, std::size_t workers, std::chrono::milliseconds late) {
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(
+        timely::execute(config,
+                        [&](timely::Worker& w) {
+                          if (w.index() == workers - 1) std::this_thread::sleep_for(late);
+                          return relayed<std::uint64_t>(w, workers - 1, true);
+                        }),
+        Catch::Contains(different_shapes) &&
+            (Catch::Contains(" is a pipeline against a point-to-point of message<u64,vec<u64>>") ||
+             Catch::Contains(" is a point-to-point of message<u64,vec<u64>> against a pipeline")));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+    const auto seen = timely::execute(
+        config, [&](timely::Worker& w) { return relayed<std::uint64_t>(w, workers - 1, false); });
+    check_all_seen(seen, workers);
+  });
+  for (std::size_t workers : {1u, 2u}) {
+    INFO(workers << " workers per process");
+    const auto errors = two_processes(workers, [&](timely::Worker& w, std::size_t p) {
+      relayed<std::uint64_t>(w, 2 * workers - 1, p == 1);
+    });
+    for (std::size_t p = 0; p < 2; ++p) {
+      INFO("process " << p << ": " << errors[p]);
+      CHECK_THAT(errors[p], Catch::Contains(different_shapes) && Catch::Contains("pipeline"));
+    }
+  }
+}
+
+TEST_CASE("workers whose records differ only in type fail naming both types", "[conformance][failure]") {
+  // u64 records on one worker, i64 on the others: the same encoding size, so before, processes
+  // read each other's records as their own type without a word.
+  each_process_config([](const timely::Config& config, std::size_t workers, std::chrono::milliseconds late) {
+    try {
+      timely::execute(config, [&](timely::Worker& w) {
+        if (w.index() == workers - 1) {
+          std::this_thread::sleep_for(late);
+          return relayed<std::int64_t>(w, 0, false);
+        }
+        return relayed<std::uint64_t>(w, 0, false);
+      });
+      FAIL("no error");
+    } catch (const timely::DataflowError& e) {
+      // Within a process the allocator meets both C++ types, across the network the shapes
+      // name both codecs.
+      INFO(e.what());
+      CHECK_THAT(std::string(e.what()), Catch::Contains("every worker must build the same dataflows") &&
+                                            (Catch::Contains("vector<long") || Catch::Contains("vec<i64>")));
+    }
+  });
+  for (std::size_t workers : {1u, 2u}) {
+    INFO(workers << " workers per process");
+    const auto errors = two_processes(workers, [&](timely::Worker& w, std::size_t p) {
+      if (p == 0)
+        relayed<std::uint64_t>(w, 0, false);
+      else
+        relayed<std::int64_t>(w, 0, false);
+    });
+    for (std::size_t p = 0; p < 2; ++p) {
+      INFO("process " << p << ": " << errors[p]);
+      CHECK_THAT(errors[p], Catch::Contains(different_shapes) && Catch::Contains("vec<i64>") &&
+                                Catch::Contains("vec<u64>"));
     }
   }
 }

@@ -21,15 +21,32 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include <timely/communication/allocate.hpp>
 #include <timely/communication/cluster.hpp>
+#include <timely/communication/codec.hpp>
 #include <timely/communication/process.hpp>
 #include <timely/communication/thread.hpp>
 
 namespace timely::communication {
+
+/// How a channel was allocated: what the workers of a computation compare, dataflow by
+/// dataflow, to find one that was built differently (the core's `DataflowShape`), since a
+/// channel allocated as a pipeline on one worker and point-to-point on another, or with other
+/// element types, loses or misreads what crosses it.
+struct ChannelUse {
+  std::size_t channel = 0;
+  /// The kind, and for a channel between workers the element type, named by its codec
+  /// (`Codec<T>::name()`, the same in every process and with every compiler):
+  /// "point-to-point of message<u64,vec<u64>>", "broadcast of ...", "pipeline". A pipeline's type
+  /// is not named (it never leaves its worker), nor one without a codec (its channel never leaves
+  /// the process, whose workers' types `ProcessShared::rendezvous` compares).
+  std::string what;
+};
 
 /// One worker's allocator: its index among `peers()` workers, its channels, its events. See
 /// `Allocate` for what each operation means. Not thread-safe: use it on its worker thread.
@@ -54,17 +71,20 @@ class Allocator {
   /// timely::Error if the workers of this process allocated `channel` with different types.
   template <class T>
   std::pair<Pushers<T>, PullPtr<T>> allocate(std::size_t channel) {
+    note<T>(channel, "point-to-point");
     return std::visit([&](auto& a) { return a.template allocate<T>(channel); }, kind_);
   }
   /// Broadcast channel: one pusher that reaches every worker, this one included.
   /// \throws as `allocate`.
   template <class T>
   std::pair<std::unique_ptr<Push<T>>, PullPtr<T>> broadcast(std::size_t channel) {
+    note<T>(channel, "broadcast");
     return std::visit([&](auto& a) { return a.template broadcast<T>(channel); }, kind_);
   }
   /// A channel from this worker to itself: a plain queue, whatever the kind.
   template <class T>
   std::pair<std::unique_ptr<Push<T>>, PullPtr<T>> pipeline(std::size_t channel) {
+    note<T>(channel, "pipeline");
     return std::visit([&](auto& a) { return a.template pipeline<T>(channel); }, kind_);
   }
 
@@ -85,8 +105,25 @@ class Allocator {
   /// they outlive the network), or null for a single process.
   [[nodiscard]] std::shared_ptr<const NetworkStats> network_stats() const noexcept;
 
+  /// The channels allocated since the last call, in order, with how (recorded only when there
+  /// are other workers to compare with: with one worker this is always empty).
+  [[nodiscard]] std::vector<ChannelUse> take_uses() noexcept { return std::exchange(uses_, {}); }
+
  private:
+  template <class T>
+  void note(std::size_t channel, std::string kind) {
+    if (peers() == 1) return;
+    if (kind != "pipeline") {
+      if constexpr (Encodable<T>)
+        kind += " of " + Codec<T>::name();
+      else
+        kind += " of a type without a codec";
+    }
+    uses_.push_back(ChannelUse{channel, std::move(kind)});
+  }
+
   std::variant<Thread, Process, Cluster> kind_;
+  std::vector<ChannelUse> uses_;
 };
 
 static_assert(Allocate<Allocator>);

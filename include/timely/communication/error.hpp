@@ -1,8 +1,9 @@
 /// \file
 /// The exception types of the lowest library that throws (communication), which every higher
 /// one shares: `timely::Error` (base of everything timely throws), `ConfigError` (bad
-/// configuration or arguments), `WorkerAborted` (this worker stopped because another failed) and
-/// `NetworkError` (a connection between processes failed). Errors of the dataflow layer
+/// configuration or arguments), `WorkerAborted` (this worker stopped because another failed),
+/// `DataflowError` (workers built different dataflows) and `NetworkError` (a connection between
+/// processes failed). Errors of the dataflow layer
 /// (capabilities, building, inputs) are in timely/error.hpp.
 ///
 /// Every user contract violation or bad input throws a subclass of `timely::Error` whose message
@@ -33,6 +34,14 @@ class ConfigError : public Error {
 /// Another worker failed; this worker stopped. `communication::initialize` (and so `execute`)
 /// rethrows the original error instead.
 class WorkerAborted : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Workers built different dataflows: the core found their shapes differ (`DataflowShape`), or
+/// the workers of a process allocated one channel with different types. The dataflow layer
+/// also throws it for a `Worker::drop_dataflow` of a dataflow that is not installed.
+class DataflowError : public Error {
  public:
   using Error::Error;
 };

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <typeindex>
 #include <typeinfo>
 #include <utility>
@@ -61,8 +62,8 @@ class ProcessShared {
 
   /// Returns the bundle for `channel`, creating it with `make` on first arrival. Each of the
   /// `threads()` workers must call this exactly once per channel; the last caller forgets it.
-  /// \throws timely::Error if workers allocate `channel` with different types (a sign that they
-  /// built different dataflows, which breaks channel matching).
+  /// \throws DataflowError naming both types if workers allocate `channel` with different types
+  /// (they built different dataflows, which breaks channel matching).
   std::shared_ptr<void> rendezvous(std::size_t channel, std::type_index type,
                                    const std::function<std::shared_ptr<void>()>& make);
 
