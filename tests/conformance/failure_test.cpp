@@ -82,6 +82,18 @@ TEST_CASE("bad configurations are rejected before any thread starts", "[conforma
 
 namespace {
 
+// Three rounds: the worker sends records 0..9 (as `D`) at each time, then steps until the probe
+// passes it.
+template <class Ts, class D>
+void three_rounds(timely::Worker& worker, timely::dataflow::InputHandle<Ts, D>& input,
+                  timely::dataflow::ProbeHandle<Ts>& probe) {
+  for (Ts round = 0; round < 3; ++round) {
+    for (std::uint64_t x = 0; x < 10; ++x) input.send(static_cast<D>(x));
+    input.advance_to(round + 1);
+    while (probe.less_than(input.time())) worker.step();
+  }
+}
+
 // Worker `odd` builds one operator more at the end of its dataflow than the others, after
 // sleeping `late` (so that the others' shapes arrive before it builds); `consistent` leaves it
 // out, as a control. The others count the records they see; the dataflow runs three rounds.
@@ -97,11 +109,7 @@ std::size_t maybe_different(timely::Worker& worker, std::size_t odd, bool consis
     stream | probe_with(probe);
     if (worker.index() == odd && !consistent) stream | inspect([](const std::uint64_t&) {});
   });
-  for (Time round = 0; round < 3; ++round) {
-    for (std::uint64_t x = 0; x < 10; ++x) input.send(x);
-    input.advance_to(round + 1);
-    while (probe.less_than(input.time())) worker.step();
-  }
+  three_rounds(worker, input, probe);
   return seen;
 }
 
@@ -162,11 +170,7 @@ std::size_t exchanges(timely::Worker& worker, std::size_t extra, std::size_t odd
     for (std::size_t i = 0; i < n; ++i) stream = stream | exchange([](const std::uint64_t& x) { return x; });
     stream | inspect([&](const std::uint64_t&) { ++seen; }) | probe_with(probe);
   });
-  for (Ts round = 0; round < 3; ++round) {
-    for (std::uint64_t x = 0; x < 10; ++x) input.send(x);
-    input.advance_to(round + 1);
-    while (probe.less_than(input.time())) worker.step();
-  }
+  three_rounds(worker, input, probe);
   return seen;
 }
 
@@ -276,11 +280,7 @@ std::size_t relayed(timely::Worker& worker, std::size_t odd, bool pipelined) {
                          "Relay", relay);
     stream | inspect([&](const D&) { ++seen; }) | probe_with(probe);
   });
-  for (Time round = 0; round < 3; ++round) {
-    for (std::uint64_t x = 0; x < 10; ++x) input.send(static_cast<D>(x));
-    input.advance_to(round + 1);
-    while (probe.less_than(input.time())) worker.step();
-  }
+  three_rounds(worker, input, probe);
   return seen;
 }
 }  // namespace
