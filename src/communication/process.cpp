@@ -12,6 +12,24 @@
 
 namespace timely::communication {
 
+std::string demangled_name(const std::type_info& type) { return boost::core::demangle(type.name()); }
+
+std::pair<std::string, std::string> excerpts_around_difference(const std::string& a, const std::string& b,
+                                                               std::size_t width) {
+  const auto mismatch = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+  const auto at = static_cast<std::size_t>(mismatch.first - a.begin());
+  // Start a little before the difference, so that the excerpt shows what it belongs to.
+  const std::size_t from = at > width / 3 ? at - width / 3 : 0;
+  const auto cut = [&](const std::string& s) {
+    if (s.size() <= width) return s;
+    std::string out = from == 0 ? "" : "...";
+    out += s.substr(std::min(from, s.size()), width);
+    if (from + width < s.size()) out += "...";
+    return out;
+  };
+  return {cut(a), cut(b)};
+}
+
 namespace {
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -81,9 +99,10 @@ std::shared_ptr<void> ProcessShared::rendezvous(std::size_t channel, std::type_i
     meetings_.emplace_back(channel, Meeting{make(), type, 0});
     it = std::prev(meetings_.end());
   } else if (it->second.type != type) {
+    const auto [first, second] = excerpts_around_difference(boost::core::demangle(it->second.type.name()),
+                                                            boost::core::demangle(type.name()));
     throw DataflowError("timely: workers allocated channel " + std::to_string(channel) +
-                        " with different types (" + boost::core::demangle(it->second.type.name()) +
-                        " against " + boost::core::demangle(type.name()) +
+                        " with different types (" + first + " against " + second +
                         "): every worker must build the same dataflows in the same order");
   }
   auto bundle = it->second.bundle;

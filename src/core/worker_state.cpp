@@ -84,10 +84,6 @@ std::string first_difference(const DataflowShape& a, const DataflowShape& b) {
   if (a.channels.size() != b.channels.size())
     return "the numbers of channels differ (" + std::to_string(a.channels.size()) + " against " +
            std::to_string(b.channels.size()) + ")";
-  // A type's name may be a long C++ name; the message must fit an abort frame.
-  const auto shorten = [](const std::string& what) {
-    return what.size() <= 240 ? what : what.substr(0, 240) + "...";
-  };
   const std::size_t allocated = std::min(a.allocations.size(), b.allocations.size());
   for (std::size_t i = 0; i < allocated; ++i) {
     const auto& [channel, what] = a.allocations[i];
@@ -95,9 +91,11 @@ std::string first_difference(const DataflowShape& a, const DataflowShape& b) {
     if (channel != other_channel)
       return "allocated channel " + std::to_string(i) + " is " + std::to_string(channel) + " against " +
              std::to_string(other_channel);
-    if (what != other_what)
-      return "channel " + std::to_string(channel) + " is a " + shorten(what) + " against a " +
-             shorten(other_what);
+    if (what != other_what) {
+      // Type names may be long; the message must fit an abort frame and show the difference.
+      const auto [mine, theirs] = communication::excerpts_around_difference(what, other_what);
+      return "channel " + std::to_string(channel) + " is a " + mine + " against a " + theirs;
+    }
   }
   if (a.allocations.size() != b.allocations.size())
     return "the numbers of channels allocated differ (" + std::to_string(a.allocations.size()) + " against " +

@@ -84,14 +84,20 @@ namespace {
 
 // Three rounds: the worker sends records 0..9 (as `D`) at each time, then steps until the probe
 // passes it.
-template <class Ts, class D>
+template <class Ts, class D, class Make>
 void three_rounds(timely::Worker& worker, timely::dataflow::InputHandle<Ts, D>& input,
-                  timely::dataflow::ProbeHandle<Ts>& probe) {
+                  timely::dataflow::ProbeHandle<Ts>& probe, const Make& make) {
   for (Ts round = 0; round < 3; ++round) {
-    for (std::uint64_t x = 0; x < 10; ++x) input.send(static_cast<D>(x));
+    for (std::uint64_t x = 0; x < 10; ++x) input.send(make(x));
     input.advance_to(round + 1);
     while (probe.less_than(input.time())) worker.step();
   }
+}
+
+template <class Ts, class D>
+void three_rounds(timely::Worker& worker, timely::dataflow::InputHandle<Ts, D>& input,
+                  timely::dataflow::ProbeHandle<Ts>& probe) {
+  three_rounds(worker, input, probe, [](std::uint64_t x) { return static_cast<D>(x); });
 }
 
 // Worker `odd` builds one operator more at the end of its dataflow than the others, after
@@ -285,6 +291,31 @@ std::size_t relayed(timely::Worker& worker, std::size_t odd, bool pipelined) {
 }
 }  // namespace
 
+namespace {
+// Two record types of 8 bytes without codecs of their own: both travel as object bytes.
+struct RawA {
+  std::uint32_t a;
+  float b;
+};
+struct RawB {
+  float a;
+  std::uint32_t b;
+};
+
+// Records of type `D`, made from 0..9 by `make`, exchanged by `key` and counted.
+template <class D, class Make, class Key>
+std::size_t as_records(timely::Worker& worker, const Make& make, const Key& key) {
+  timely::dataflow::InputHandle<Time, D> input;
+  timely::dataflow::ProbeHandle<Time> probe;
+  std::size_t seen = 0;
+  worker.dataflow<Time>([&](auto& scope) {
+    input.to_stream(scope) | exchange(key) | inspect([&](const D&) { ++seen; }) | probe_with(probe);
+  });
+  three_rounds(worker, input, probe, make);
+  return seen;
+}
+}  // namespace
+
 TEST_CASE("workers that read a channel through different pacts fail naming both, not a hang",
           "[conformance][failure]") {
   // Before, the exchanging workers waited for ever for the pipelining worker's share.
@@ -349,6 +380,32 @@ TEST_CASE("workers whose records differ only in type fail naming both types", "[
       INFO("process " << p << ": " << errors[p]);
       CHECK_THAT(errors[p], Catch::Contains(different_shapes) && Catch::Contains("vec<i64>") &&
                                 Catch::Contains("vec<u64>"));
+    }
+  }
+  // Two structs of one size both travel as their object bytes (`raw8`): the shapes name them by
+  // their mangled names as well, or each process would read the other's records as its own.
+  for (std::size_t workers : {1u, 2u}) {
+    INFO(workers << " workers per process, object bytes");
+    const auto errors = two_processes(workers, [&](timely::Worker& w, std::size_t p) {
+      if (p == 0)
+        as_records<RawA>(
+            w,
+            [](std::uint64_t x) {
+              return RawA{static_cast<std::uint32_t>(x), 0.5f};
+            },
+            [](const RawA& r) { return std::uint64_t{r.a}; });
+      else
+        as_records<RawB>(
+            w,
+            [](std::uint64_t x) {
+              return RawB{0.5f, static_cast<std::uint32_t>(x)};
+            },
+            [](const RawB& r) { return std::uint64_t{r.b}; });
+    });
+    for (std::size_t p = 0; p < 2; ++p) {
+      INFO("process " << p << ": " << errors[p]);
+      CHECK_THAT(errors[p], Catch::Contains(different_shapes) && Catch::Contains("vec<raw8>> (") &&
+                                Catch::Contains("RawA") && Catch::Contains("RawB"));
     }
   }
 }

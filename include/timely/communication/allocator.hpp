@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -44,7 +45,9 @@ struct ChannelUse {
   /// (`Codec<T>::name()`, the same in every process and with every compiler):
   /// "point-to-point of message<u64,vec<u64>>", "broadcast of ...", "pipeline". A pipeline's type
   /// is not named (it never leaves its worker), nor one without a codec (its channel never leaves
-  /// the process, whose workers' types `ProcessShared::rendezvous` compares).
+  /// the process, whose workers' types `ProcessShared::rendezvous` compares). A codec name that
+  /// holds object bytes (`rawN`) or an enum (`enum:U`) is followed by the type's C++ name in
+  /// parentheses, since such names say only a size or an integer type.
   std::string what;
 };
 
@@ -114,10 +117,16 @@ class Allocator {
   void note(std::size_t channel, std::string kind) {
     if (peers() == 1) return;
     if (kind != "pipeline") {
-      if constexpr (Encodable<T>)
+      if constexpr (Encodable<T>) {
         kind += " of " + Codec<T>::name();
-      else
+        // Object bytes (`rawN`) and enums (`enum:U`) name only a size or an integer, so two such
+        // types encode alike and would be read as each other. Their bytes are this ABI's
+        // anyway, so the type's C++ name (one for every compiler of the ABI) tells them apart.
+        if (kind.find("raw") != std::string::npos || kind.find("enum:") != std::string::npos)
+          kind += " (" + demangled_name(typeid(T)) + ")";
+      } else {
         kind += " of a type without a codec";
+      }
     }
     uses_.push_back(ChannelUse{channel, std::move(kind)});
   }

@@ -36,6 +36,15 @@
 
 namespace timely::communication {
 
+/// The C++ name of `type`, demangled (the same text in every process of one ABI).
+std::string demangled_name(const std::type_info& type);
+
+/// `a` and `b` cut to about `width` characters each around where they first differ, with "..."
+/// where cut (whole if short enough): a message naming two long types (a demangled C++ name
+/// runs to megabytes for deeply nested templates) shows what tells them apart and stays short.
+std::pair<std::string, std::string> excerpts_around_difference(const std::string& a, const std::string& b,
+                                                               std::size_t width = 240);
+
 /// The state shared by the worker threads of one process: one mailbox of channel events per
 /// worker, the rendezvous where workers meet to create typed channels, and the poison flag that
 /// stops every worker when one fails. Thread-safe.
@@ -111,34 +120,28 @@ class ProcessShared {
 
 namespace detail {
 
-/// One receiver's queue of a process channel: many writers, one reader, each writer's values
-/// in the order it wrote them.
+/// One receiver's queue of a process channel: many writers, one reader. What the receiver's
+/// own worker wrote is kept apart (`own`), and only those values go back to it once consumed
+/// (`recycled`, `Recyclable` values only): storage another worker wrote and this one read was
+/// last touched on other cores, and filling it again cost more than allocating storage the
+/// writer's own thread freed recently (vector `exchange 10000 2000 -w 2` ran 15 % slower when
+/// every consumed value went back to whichever worker wrote next). The reference's process
+/// allocator passes nothing back; passing back a worker's own values keeps what recycling
+/// saves within a process (glibc returning the top of the heap after a round's batches are
+/// freed, and faulting it in again: `benches/README.md`).
 template <class T>
 struct SharedQueue {
   std::mutex mutex;
-  std::vector<T> items;
+  std::vector<T> items;  // from the other workers
+  std::vector<T> own;    // from the receiver's own worker
+  std::vector<T> recycled;
 };
 
-/// The values one worker consumed from a channel, emptied with their storage kept
-/// (`Recyclable` values only), which that worker's pushers on the same channel hand back to
-/// their writer to fill again. Only that worker's thread touches it, so it needs no lock.
-/// Storage goes back to the worker that just read it, whose cache holds it, rather than to
-/// whichever worker wrote it, whose cache no longer does: refilling storage last read on
-/// another core cost the writer a miss per line (vector `exchange 10000 2000 -w 2` ran 15 %
-/// slower when consumed values went back to their writers, and about as much slower when
-/// only a worker's own values did and others' were freed to their writers' heaps:
-/// `benches/README.md`). The reference's process allocator passes nothing back.
-template <class T>
-struct alignas(64) Spares {
-  std::vector<T> values;
-};
-
-/// The queues of one process channel and each worker's spares, by worker.
+/// The queues of one process channel, one per receiving worker.
 template <class T>
 struct ChannelBundle {
-  explicit ChannelBundle(std::size_t peers) : queues(peers), spares(peers) {}
+  explicit ChannelBundle(std::size_t peers) : queues(peers) {}
   std::vector<SharedQueue<T>> queues;
-  std::vector<Spares<T>> spares;
 };
 
 /// The bundle of `channel` for this process's workers, created by the first to ask.
@@ -168,14 +171,16 @@ class ProcessPusher final : public Push<T> {
     {
       auto& q = bundle_->queues[target_];
       std::lock_guard lock(q.mutex);
-      q.items.push_back(std::move(*element));
-    }
-    element.reset();
-    if constexpr (Recyclable<T>) {
-      auto& spares = bundle_->spares[self_].values;
-      if (!spares.empty()) {
-        element.emplace(std::move(spares.back()));
-        spares.pop_back();
+      if (target_ != self_) {
+        q.items.push_back(std::move(*element));
+        element.reset();
+      } else {
+        q.own.push_back(std::move(*element));
+        element.reset();
+        if (!q.recycled.empty()) {
+          element.emplace(std::move(q.recycled.back()));
+          q.recycled.pop_back();
+        }
       }
     }
     // Data first, then the event, then the buzz: the receiver can never see the event without
@@ -195,8 +200,7 @@ class ProcessPusher final : public Push<T> {
   std::size_t channel_;
 };
 
-/// Receives worker `self`'s queue of a channel, a whole batch per lock, and keeps what it
-/// consumed among the worker's spares.
+/// Receives worker `self`'s queue of a channel, a whole batch per lock.
 template <class T>
 class ProcessPuller final : public Pull<T> {
  public:
@@ -205,28 +209,40 @@ class ProcessPuller final : public Pull<T> {
 
   std::optional<T>& pull() override {
     if constexpr (Recyclable<T>) {
-      auto& spares = bundle_->spares[self_].values;
-      if (current_ && spares.size() < recycled_per_queue && current_->recycle())
-        spares.push_back(std::move(*current_));
+      if (current_ && current_own_ && current_->recycle()) returned_.push_back(std::move(*current_));
     }
     current_.reset();
-    if (next_ == local_.size()) {
+    if (next_ == local_.size() && next_own_ == own_.size()) {
       local_.clear();
-      next_ = 0;
+      own_.clear();
+      next_ = next_own_ = 0;
       auto& q = bundle_->queues[self_];
       std::lock_guard lock(q.mutex);
       std::swap(local_, q.items);
+      std::swap(own_, q.own);
+      for (auto& r : returned_) {
+        if (q.recycled.size() >= recycled_per_queue) break;
+        q.recycled.push_back(std::move(r));
+      }
+      returned_.clear();
     }
-    if (next_ < local_.size()) current_.emplace(std::move(local_[next_++]));
+    // Each writer's values stay in the order it wrote them; between writers there is no order.
+    current_own_ = next_own_ < own_.size();
+    if (current_own_)
+      current_.emplace(std::move(own_[next_own_++]));
+    else if (next_ < local_.size())
+      current_.emplace(std::move(local_[next_++]));
     return current_;
   }
 
  private:
   std::shared_ptr<ChannelBundle<T>> bundle_;
   std::size_t self_;
-  std::vector<T> local_;  // as SharedQueue::items
-  std::size_t next_ = 0;
+  std::vector<T> local_, own_;  // as SharedQueue::items and own
+  std::size_t next_ = 0, next_own_ = 0;
   std::optional<T> current_;
+  bool current_own_ = false;  // current_ came from own_
+  std::vector<T> returned_;   // consumed values of own_, passed back at the next refill
 };
 
 }  // namespace detail

@@ -39,8 +39,8 @@ class Push {
 
 /// Values that are passed back for reuse once their contents were taken (the reference's
 /// recycling of buffers: an encoder or a partitioning pusher leaves the emptied value behind,
-/// and a channel returns what its receiver consumed to the senders' side: a process channel to
-/// the receiving worker's own pushers on that channel, see `detail::Spares`). `v.recycle()` empties
+/// and a channel returns what its receiver consumed to the senders' side: a process channel only
+/// what a worker sent to itself, see `detail::SharedQueue`). `v.recycle()` empties
 /// `v`, keeping its storage, and says whether there is storage worth passing back (a dataflow
 /// message clears its container). Channels keep at most `recycled_per_queue` such values.
 template <class T>
