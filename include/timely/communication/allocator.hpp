@@ -71,7 +71,7 @@ class Allocator {
 
   /// Point-to-point channel: `peers()` pushers (entry `i` delivers to worker `i`) and one puller.
   /// \throws ConfigError if the channel reaches another process and `T` has no `Codec`;
-  /// timely::Error if the workers of this process allocated `channel` with different types.
+  /// DataflowError if the workers of this process allocated `channel` with different types.
   template <class T>
   std::pair<Pushers<T>, PullPtr<T>> allocate(std::size_t channel) {
     note<T>(channel, "point-to-point");

@@ -156,7 +156,7 @@ class Cluster {
   [[nodiscard]] std::size_t processes() const noexcept { return processes_; }
 
   /// `peers()` pushers (entry `i` delivers to worker `i`) and one puller.
-  /// \throws ConfigError if `T` has no `Codec`; timely::Error if the workers of this process
+  /// \throws ConfigError if `T` has no `Codec`; DataflowError if the workers of this process
   /// allocated `channel` with different types.
   template <class T>
   std::pair<Pushers<T>, PullPtr<T>> allocate(std::size_t channel) {

@@ -257,7 +257,7 @@ class Process {
   [[nodiscard]] std::size_t peers() const noexcept { return shared_->threads(); }
 
   /// `peers()` pushers (entry `i` delivers to worker `i`) and one puller.
-  /// \throws timely::Error if other workers allocated `channel` with another type.
+  /// \throws DataflowError if other workers allocated `channel` with another type.
   template <class T>
   std::pair<Pushers<T>, PullPtr<T>> allocate(std::size_t channel) {
     Pushers<T> pushers;
