@@ -228,32 +228,77 @@ TEST_CASE("consumed values go back to their senders with their storage, emptied"
     auto [pushers1, puller1] = worker1.allocate<Buffer>(0);
     check_passed_back(*pushers1[1], *puller1);
   }
-  SECTION("process allocator: nothing goes back between two workers") {
-    // Storage another worker read is colder for the writer than what its own heap hands out.
-    // Worker 1 writes to itself and worker 0 to it, interleaved: only worker 1's own values
-    // come back, to worker 1, and each writer's values arrive in the order written.
+  SECTION("process allocator: each consumed value goes back to the worker that wrote it") {
+    // Worker 1 writes to itself and worker 0 to it, interleaved: each writer's next push hands
+    // back the storage of its own value that worker 1 consumed, and each writer's values
+    // arrive in the order written.
     auto shared = std::make_shared<ProcessShared>(2);
     Allocator worker0(0, shared), worker1(1, shared);
     auto [pushers0, puller0] = worker0.allocate<Buffer>(0);
     auto [pushers1, puller1] = worker1.allocate<Buffer>(0);
     std::vector<std::vector<int>> received;
+    const int* theirs_storage = nullptr;
+    const int* mine_storage = nullptr;
     for (int round = 0; round < 4; ++round) {
       std::optional<Buffer> theirs(Buffer{{round}});
+      const int* const theirs_now = theirs->data.data();
       pushers0[1]->push(theirs);
-      CHECK_FALSE(theirs.has_value());
       std::optional<Buffer> mine(Buffer{{100 + round, 0}});
+      const int* const mine_now = mine->data.data();
       pushers1[1]->push(mine);
-      if (round > 0) {  // the previous round's own value, consumed, comes back emptied
+      if (round == 0) {
+        CHECK_FALSE(theirs.has_value());
+        CHECK_FALSE(mine.has_value());
+      } else {  // the previous round's values, consumed, come back emptied to their writers
+        REQUIRE(theirs.has_value());
+        CHECK(theirs->data.empty());
+        CHECK(theirs->data.capacity() == 1);
+        CHECK(theirs->data.data() == theirs_storage);
         REQUIRE(mine.has_value());
         CHECK(mine->data.empty());
         CHECK(mine->data.capacity() == 2);
+        CHECK(mine->data.data() == mine_storage);
       }
+      theirs_storage = theirs_now;
+      mine_storage = mine_now;
       while (auto& got = puller1->pull()) received.push_back(got->data);
     }
     std::vector<std::vector<int>> from0, from1;
     for (auto& r : received) (r.size() == 1 ? from0 : from1).push_back(r);
     CHECK(from0 == std::vector<std::vector<int>>{{0}, {1}, {2}, {3}});
     CHECK(from1 == std::vector<std::vector<int>>{{100, 0}, {101, 0}, {102, 0}, {103, 0}});
+  }
+  SECTION("process allocator: a writer keeps at most returned_per_writer of others' values") {
+    // Worker 0 sends 100 values to each of workers 1 and 2 before either reads; once both have
+    // read them all, worker 0's next pushes (to any worker) hand back that many, and no more.
+    constexpr std::size_t limit = returned_per_writer;
+    auto shared = std::make_shared<ProcessShared>(3);
+    Allocator worker0(0, shared), worker1(1, shared), worker2(2, shared);
+    auto [pushers0, puller0] = worker0.allocate<Buffer>(0);
+    auto [pushers1, puller1] = worker1.allocate<Buffer>(0);
+    auto [pushers2, puller2] = worker2.allocate<Buffer>(0);
+    for (int i = 0; i < 100; ++i) {
+      for (std::size_t target : {1, 2}) {
+        std::optional<Buffer> value(Buffer{{i, i, i}});
+        pushers0[target]->push(value);
+        CHECK_FALSE(value.has_value());
+      }
+    }
+    std::size_t read = 0;
+    while (puller1->pull()) ++read;
+    while (puller2->pull()) ++read;
+    CHECK(read == 200);
+    std::size_t handed_back = 0;
+    for (std::size_t i = 0; i < 2 * limit; ++i) {
+      std::optional<Buffer> value(Buffer{{-1}});
+      pushers0[1 + i % 2]->push(value);
+      if (value) {
+        CHECK(value->data.empty());
+        CHECK(value->data.capacity() == 3);
+        ++handed_back;
+      }
+    }
+    CHECK(handed_back == limit);
   }
   SECTION("a value without storage is not passed back") {
     auto alloc = Allocator::thread();

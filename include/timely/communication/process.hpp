@@ -121,20 +121,24 @@ class ProcessShared {
 namespace detail {
 
 /// One receiver's queue of a process channel: many writers, one reader. What the receiver's
-/// own worker wrote is kept apart (`own`), and only those values go back to it once consumed
-/// (`recycled`, `Recyclable` values only): storage another worker wrote and this one read was
-/// last touched on other cores, and filling it again cost more than allocating storage the
-/// writer's own thread freed recently (vector `exchange 10000 2000 -w 2` ran 15 % slower when
-/// every consumed value went back to whichever worker wrote next). The reference's process
-/// allocator passes nothing back; passing back a worker's own values keeps what recycling
-/// saves within a process (glibc returning the top of the heap after a round's batches are
-/// freed, and faulting it in again: `benches/README.md`).
+/// own worker wrote is kept apart (`own`); what the others wrote is kept with each value's
+/// writer. Once consumed, a `Recyclable` value goes back to the worker that wrote it
+/// (`recycled` of that worker's queue), whose pushers on the channel hand it out to be filled
+/// again: a worker's own values up to `recycled_per_queue`, others' up to
+/// `returned_per_writer`. Freeing another worker's value instead, as the reference's process
+/// allocator does, had glibc's `free` put it back into the writer's heap from the reader's
+/// thread, and vector `exchange 10000 2000 -w 2` ran 7-15 % slower than with every value
+/// passed back (with jemalloc, which keeps a thread's frees for that thread, the two ran
+/// alike). Passing values to whichever worker wrote next instead of to their writer ran 15 %
+/// slower. Without any passing back, glibc returns the top of the heap after a round's batches
+/// are freed and faults it in again (`benches/README.md`).
 template <class T>
 struct SharedQueue {
   std::mutex mutex;
-  std::vector<T> items;  // from the other workers
-  std::vector<T> own;    // from the receiver's own worker
-  std::vector<T> recycled;
+  std::vector<T> items;              // from the other workers
+  std::vector<std::size_t> writers;  // the worker (local index) that wrote each of `items`
+  std::vector<T> own;                // from the receiver's own worker
+  std::vector<T> recycled;           // consumed values this queue's worker wrote
 };
 
 /// The queues of one process channel, one per receiving worker.
@@ -173,14 +177,19 @@ class ProcessPusher final : public Push<T> {
       std::lock_guard lock(q.mutex);
       if (target_ != self_) {
         q.items.push_back(std::move(*element));
+        q.writers.push_back(self_);
         element.reset();
       } else {
         q.own.push_back(std::move(*element));
         element.reset();
-        if (!q.recycled.empty()) {
-          element.emplace(std::move(q.recycled.back()));
-          q.recycled.pop_back();
-        }
+        take_recycled(q, element);
+      }
+    }
+    if constexpr (Recyclable<T>) {
+      if (target_ != self_) {  // what this worker wrote comes back to its own queue
+        auto& mine = bundle_->queues[self_];
+        std::lock_guard lock(mine.mutex);
+        take_recycled(mine, element);
       }
     }
     // Data first, then the event, then the buzz: the receiver can never see the event without
@@ -198,51 +207,78 @@ class ProcessPusher final : public Push<T> {
   std::size_t self_;
   std::size_t target_;
   std::size_t channel_;
+
+  // Hands the last value passed back to this worker's queue `q` (its mutex held) to `element`.
+  static void take_recycled(SharedQueue<T>& q, std::optional<T>& element) {
+    if (q.recycled.empty()) return;
+    element.emplace(std::move(q.recycled.back()));
+    q.recycled.pop_back();
+  }
 };
 
-/// Receives worker `self`'s queue of a channel, a whole batch per lock.
+/// Receives worker `self`'s queue of a channel, a whole batch per lock, and passes what it
+/// consumed back to the queues of the workers that wrote it.
 template <class T>
 class ProcessPuller final : public Pull<T> {
  public:
   ProcessPuller(std::shared_ptr<ChannelBundle<T>> bundle, std::size_t self)
-      : bundle_(std::move(bundle)), self_(self) {}
+      : bundle_(std::move(bundle)), self_(self), returned_(bundle_->queues.size()) {}
 
   std::optional<T>& pull() override {
     if constexpr (Recyclable<T>) {
-      if (current_ && current_own_ && current_->recycle()) returned_.push_back(std::move(*current_));
+      if (current_ && current_->recycle()) returned_[current_writer_].push_back(std::move(*current_));
     }
     current_.reset();
     if (next_ == local_.size() && next_own_ == own_.size()) {
       local_.clear();
+      writers_.clear();
       own_.clear();
       next_ = next_own_ = 0;
-      auto& q = bundle_->queues[self_];
-      std::lock_guard lock(q.mutex);
-      std::swap(local_, q.items);
-      std::swap(own_, q.own);
-      for (auto& r : returned_) {
-        if (q.recycled.size() >= recycled_per_queue) break;
-        q.recycled.push_back(std::move(r));
+      {
+        auto& q = bundle_->queues[self_];
+        std::lock_guard lock(q.mutex);
+        std::swap(local_, q.items);
+        std::swap(writers_, q.writers);
+        std::swap(own_, q.own);
+        pass_back(q, returned_[self_], recycled_per_queue);
       }
-      returned_.clear();
+      for (std::size_t w = 0; w < returned_.size(); ++w) {
+        if (w == self_ || returned_[w].empty()) continue;
+        auto& q = bundle_->queues[w];
+        std::lock_guard lock(q.mutex);
+        pass_back(q, returned_[w], returned_per_writer);
+      }
     }
     // Each writer's values stay in the order it wrote them; between writers there is no order.
-    current_own_ = next_own_ < own_.size();
-    if (current_own_)
+    if (next_own_ < own_.size()) {
+      current_writer_ = self_;
       current_.emplace(std::move(own_[next_own_++]));
-    else if (next_ < local_.size())
+    } else if (next_ < local_.size()) {
+      current_writer_ = writers_[next_];
       current_.emplace(std::move(local_[next_++]));
+    }
     return current_;
   }
 
  private:
+  // Moves `values` into `q.recycled` (its mutex held) while it holds fewer than `limit`; the
+  // rest are dropped.
+  static void pass_back(SharedQueue<T>& q, std::vector<T>& values, std::size_t limit) {
+    for (auto& v : values) {
+      if (q.recycled.size() >= limit) break;
+      q.recycled.push_back(std::move(v));
+    }
+    values.clear();
+  }
+
   std::shared_ptr<ChannelBundle<T>> bundle_;
   std::size_t self_;
-  std::vector<T> local_, own_;  // as SharedQueue::items and own
+  std::vector<T> local_, own_;        // as SharedQueue::items and own
+  std::vector<std::size_t> writers_;  // as SharedQueue::writers
   std::size_t next_ = 0, next_own_ = 0;
   std::optional<T> current_;
-  bool current_own_ = false;  // current_ came from own_
-  std::vector<T> returned_;   // consumed values of own_, passed back at the next refill
+  std::size_t current_writer_ = 0;        // who wrote current_
+  std::vector<std::vector<T>> returned_;  // consumed values by writer, passed back at the next refill
 };
 
 }  // namespace detail

@@ -39,8 +39,8 @@ class Push {
 
 /// Values that are passed back for reuse once their contents were taken (the reference's
 /// recycling of buffers: an encoder or a partitioning pusher leaves the emptied value behind,
-/// and a channel returns what its receiver consumed to the senders' side: a process channel only
-/// what a worker sent to itself, see `detail::SharedQueue`). `v.recycle()` empties
+/// and a channel returns what its receiver consumed to the senders' side: a process channel to
+/// the worker that wrote it, see `detail::SharedQueue`). `v.recycle()` empties
 /// `v`, keeping its storage, and says whether there is storage worth passing back (a dataflow
 /// message clears its container). Channels keep at most `recycled_per_queue` such values.
 template <class T>
@@ -48,6 +48,10 @@ concept Recyclable = requires(T& v) {
   { v.recycle() } -> std::convertible_to<bool>;
 };
 inline constexpr std::size_t recycled_per_queue = 1024;
+/// Of the values a process channel passes back to the worker that wrote them, those that other
+/// workers consumed: a worker keeps at most this many per channel (a worker that sent many
+/// values to slow readers and then stops sending keeps no more than this).
+inline constexpr std::size_t returned_per_writer = 64;
 
 /// The receiving end of a channel carrying values of type `T`.
 ///
