@@ -18,7 +18,14 @@ packages=(
   chromium fonts-dejavu-core  # headless Chromium: loads the monitor page and the report in tests
   openmpi-bin  # mpirun: the launchers tests start the examples as MPI ranks (tests/launchers)
   slurm-wlm    # slurmctld, slurmd, srun, sbatch: the launchers tests run a one-node Slurm cluster
+  ccache       # compiler cache (CMakeLists.txt): CI's next run and a developer's rebuilds reuse objects
 )
+# Node.js and npm fetch the flights data from the npm registry (scripts/fetch-flights.sh), which
+# both README commands run. Debian's packages unless a Node.js with npm is already installed (one
+# from elsewhere conflicts with Debian's npm package).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()
