@@ -24,6 +24,7 @@ using timely::dataflow::Capability;
 using timely::dataflow::CapabilitySet;
 using timely::dataflow::InputCapability;
 using timely::progress::Antichain;
+using timely::dataflow::CapabilityCounts;
 using timely::progress::ChangeBatch;
 using Time = std::uint64_t;
 
@@ -48,7 +49,7 @@ std::vector<Time> times_of(const Set& set) {
 }  // namespace
 
 TEST_CASE("capability set: insert keeps the set minimal", "[conformance][capability_set]") {
-  auto internal = std::make_shared<ChangeBatch<Time>>();
+  auto internal = std::make_shared<CapabilityCounts<Time>>();
   CapabilitySet<Time> set;
   CHECK(set.empty());
   set.insert(Capability<Time>(5, internal));
@@ -61,13 +62,13 @@ TEST_CASE("capability set: insert keeps the set minimal", "[conformance][capabil
   CHECK(held(*internal) == std::map<Time, std::int64_t>{{3, 1}});
 
   // Members for different outputs never dominate each other.
-  auto other = std::make_shared<ChangeBatch<Time>>();
+  auto other = std::make_shared<CapabilityCounts<Time>>();
   set.insert(Capability<Time>(4, other));
   CHECK(times_of(set) == std::vector<Time>{3, 4});
 
   // With a partial order, incomparable times are both kept until one time below both arrives.
   using P = timely::Product<Time, Time>;
-  auto pi = std::make_shared<ChangeBatch<P>>();
+  auto pi = std::make_shared<CapabilityCounts<P>>();
   CapabilitySet<P> product;
   product.insert(Capability<P>(P{0, 1}, pi));
   product.insert(Capability<P>(P{1, 0}, pi));
@@ -84,7 +85,7 @@ TEST_CASE("capability set: insert keeps the set minimal", "[conformance][capabil
 
 TEST_CASE("capability set: delayed and try_delayed mint from a member at or before the time",
           "[conformance][capability_set]") {
-  auto internal = std::make_shared<ChangeBatch<Time>>();
+  auto internal = std::make_shared<CapabilityCounts<Time>>();
   CapabilitySet<Time> set(Capability<Time>(3, internal));
   auto later = set.delayed(5);
   CHECK(later.time() == 5);
@@ -104,7 +105,7 @@ TEST_CASE("capability set: delayed and try_delayed mint from a member at or befo
 
 TEST_CASE("capability set: downgrade follows a frontier, and refuses one it does not dominate",
           "[conformance][capability_set]") {
-  auto internal = std::make_shared<ChangeBatch<Time>>();
+  auto internal = std::make_shared<CapabilityCounts<Time>>();
   CapabilitySet<Time> set(Capability<Time>(0, internal));
   set.downgrade(Antichain<Time>(Time{2}));
   CHECK(times_of(set) == std::vector<Time>{2});

@@ -25,10 +25,10 @@
 
 using namespace timely::dataflow::operators;
 using timely::dataflow::Capability;
+using timely::dataflow::CapabilityCounts;
 using timely::dataflow::FrontierNotificator;
 using timely::dataflow::InputCapability;
 using timely::dataflow::Notificator;
-using timely::progress::ChangeBatch;
 using timely::progress::MutableAntichain;
 using Time = std::uint64_t;
 
@@ -85,7 +85,7 @@ TEST_CASE("a notification requested for a complete time while delivering comes i
 TEST_CASE("with product times, a request made while delivering precedes larger available times",
           "[conformance][notificator]") {
   using P = timely::Product<Time, Time>;
-  auto internal = std::make_shared<ChangeBatch<P>>();
+  auto internal = std::make_shared<CapabilityCounts<P>>();
   // (0,0) and (1,1) are complete; (0,1), requested while delivering (0,0), is too.
   MutableAntichain<P> frontier;
   frontier.update_iter(std::vector<std::pair<P, std::int64_t>>{{P{2, 0}, 1}, {P{0, 2}, 1}});
@@ -107,7 +107,7 @@ TEST_CASE("with product times, a request made while delivering precedes larger a
 
 TEST_CASE("a frontier notificator delivers a request made inside for_each in order",
           "[conformance][notificator]") {
-  auto internal = std::make_shared<ChangeBatch<Time>>();
+  auto internal = std::make_shared<CapabilityCounts<Time>>();
   MutableAntichain<Time> frontier;
   frontier.update_iter(std::vector<std::pair<Time, std::int64_t>>{{Time{10}, 1}});
   const MutableAntichain<Time>* frontiers[] = {&frontier};
@@ -161,4 +161,63 @@ TEST_CASE("a notification requested in an operator's last scheduling is delivere
     return *delivered;
   });
   REQUIRE(result == std::vector<Time>{7});
+}
+
+namespace {
+
+// A `unary_frontier` operator with a `FrontierNotificator` of its own (as the reference's users
+// write one): it keeps its input's capability and, in the scheduling where it first sees its
+// input complete, requests a notification at that complete time after looking for
+// notifications. `frontiered` chooses `notify_at_frontiered` over `notify_at`. Returns the times
+// delivered on this worker; the dataflow must finish (the operator releases its capability only
+// when the request is delivered).
+std::vector<Time> own_notificator_last_request(timely::Worker& worker, bool frontiered) {
+  auto delivered = std::make_shared<std::vector<Time>>();
+  timely::dataflow::InputHandle<Time, int> input;
+  timely::dataflow::ProbeHandle<Time> probe;
+  worker.dataflow<Time>([&](auto& scope) {
+    input.to_stream(scope) | exchange([](const int&) { return 0; }) |
+        unary_frontier<int>(timely::dataflow::Pipeline{}, "OwnNotificator",
+                            [delivered, frontiered](Capability<Time>, const OperatorInfo&) {
+                              return
+                                  [delivered, frontiered, notificator = FrontierNotificator<Time>{},
+                                   held = std::optional<Capability<Time>>{}](auto& in, auto& output) mutable {
+                                    in.for_each([&](const InputCapability<Time>& cap, std::vector<int>&) {
+                                      if (!held) held = cap.retain();
+                                    });
+                                    const MutableAntichain<Time>* frontiers[] = {&in.frontier()};
+                                    notificator.for_each(frontiers, [&](Capability<Time> cap, std::int64_t) {
+                                      delivered->push_back(cap.time());
+                                      output.session(cap).give(static_cast<int>(cap.time()));
+                                    });
+                                    if (held && in.frontier().empty()) {
+                                      if (frontiered)
+                                        notificator.notify_at_frontiered(std::move(*held), frontiers);
+                                      else
+                                        notificator.notify_at(std::move(*held));
+                                      held.reset();
+                                    }
+                                  };
+                            }) |
+        probe_with(probe);
+  });
+  input.advance_to(7);
+  input.send(1);
+  input.close();
+  step_until_done(worker, probe);
+  return *delivered;
+}
+
+}  // namespace
+
+TEST_CASE("a frontier notificator of the operator's own delivers a request made in its last scheduling",
+          "[conformance][notificator]") {
+  // Without the activation that the request carries, nothing schedules the operator again: the
+  // notification stays pending, the probe stays at 7 and step_until_done throws.
+  for (bool frontiered : {false, true}) {
+    INFO("notify_at" << (frontiered ? "_frontiered" : ""));
+    auto result = harness::same_on_all_worker_counts(
+        [frontiered](timely::Worker& worker) { return own_notificator_last_request(worker, frontiered); });
+    REQUIRE(result == std::vector<Time>{7});
+  }
 }

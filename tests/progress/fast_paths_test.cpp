@@ -269,7 +269,7 @@ TEST_CASE("frontier notificator releases exactly the complete times, merged, in 
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
-    auto internal = std::make_shared<ChangeBatch<std::uint64_t>>();
+    auto internal = std::make_shared<timely::dataflow::CapabilityCounts<std::uint64_t>>();
     FrontierNotificator<std::uint64_t> notificator;
     MutableAntichain<std::uint64_t> frontier;
     std::uint64_t low = 0;

@@ -29,6 +29,7 @@
 #include <timely/progress/connectivity.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/timestamp.hpp>
+#include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {
 
@@ -40,13 +41,34 @@ namespace detail {
 }
 }  // namespace detail
 
+/// The capability changes of one operator output, with a way to schedule the operator they
+/// belong to: what every capability for that output shares. The operator reports the changes
+/// to its scope after each scheduling; `activate_owner` lets a holder of a capability (a
+/// notificator that was handed a request for a time already complete) make sure the operator
+/// runs once more, when nothing else would schedule it.
+template <Timestamp T>
+class CapabilityCounts : public progress::ChangeBatch<T> {
+ public:
+  /// Changes of an output whose operator cannot be activated (tests, detached capabilities).
+  CapabilityCounts() = default;
+  /// Changes of an output of the operator that `owner` activates.
+  explicit CapabilityCounts(scheduling::Activator owner) : owner_(std::move(owner)) {}
+  /// Schedules the owning operator in its worker's next step (nothing if it has no activator).
+  void activate_owner() const {
+    if (owner_) owner_->activate();
+  }
+
+ private:
+  std::optional<scheduling::Activator> owner_;
+};
+
 /// The right to produce records at times `>= time()` on one output of one operator.
 ///
 /// \tparam T timestamp type of the operator's scope.
 template <Timestamp T>
 class Capability {
  public:
-  using Batch = progress::ChangeBatch<T>;
+  using Batch = CapabilityCounts<T>;
 
   /// Mints a capability at `time` counted in `internal` (the output's capability changes).
   /// Operators get capabilities from their builder or from an `InputCapability`, not from here.
@@ -105,6 +127,12 @@ class Capability {
     if (!valid() || !timely::less_equal(time_, time)) return false;
     *this = Capability(time, internal_);
     return true;
+  }
+
+  /// Schedules the operator this capability belongs to in its worker's next step: for a holder
+  /// that must be looked at again although no frontier may move (a notificator's request).
+  void activate_operator() const {
+    if (internal_) internal_->activate_owner();
   }
 
   /// Whether this capability was minted for the output whose capability changes are `internal`.
@@ -249,13 +277,13 @@ class CapabilitySet {
 template <Timestamp T>
 struct InputConnection {
   /// `(output, its capability changes)`, by increasing output.
-  std::vector<std::pair<std::size_t, std::shared_ptr<progress::ChangeBatch<T>>>> internals;
+  std::vector<std::pair<std::size_t, std::shared_ptr<CapabilityCounts<T>>>> internals;
   progress::PortConnectivity<SummaryOf<T>> summaries;
   /// The operator's number of outputs.
   std::size_t outputs = 0;
 
   /// The capability changes of `output`, or null if this input does not reach it.
-  [[nodiscard]] const std::shared_ptr<progress::ChangeBatch<T>>* internal(std::size_t output) const {
+  [[nodiscard]] const std::shared_ptr<CapabilityCounts<T>>* internal(std::size_t output) const {
     auto it = std::lower_bound(internals.begin(), internals.end(), output,
                                [](const auto& e, std::size_t o) { return e.first < o; });
     return it != internals.end() && it->first == output ? &it->second : nullptr;

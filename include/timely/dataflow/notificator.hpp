@@ -11,6 +11,14 @@
 /// at a later scheduling may be smaller than one delivered earlier (SEMANTICS.md §5.10, §12
 /// item 20). Requests for the same time are merged and delivered once, with their count.
 ///
+/// Scheduling: an operator is scheduled when data arrives, when an input frontier moves, or when
+/// it is activated. A request for a time that is already complete may be made in an operator's
+/// last scheduling, after which nothing moves; so the notificator activates the operator (through
+/// the request's capability) whenever a request may be deliverable at once: `notify_at`, which
+/// cannot tell, at most once between two examinations; `notify_at_frontiered` when the time is
+/// complete. The operator's next scheduling then delivers it (the reference leaves this to the
+/// operator's author: its issue #283).
+///
 /// Source: Naiad §2.3 (notifications: OnNotify) and the reference's
 /// `dataflow::operators::generic::notificator` (`notify_at_frontiered`). Thread-safety: none.
 #pragma once
@@ -39,22 +47,33 @@ class FrontierNotificator {
   using Frontiers = std::span<const progress::MutableAntichain<T>* const>;
 
   /// Requests a notification at `cap.time()`; the capability is held until delivered. The
-  /// request is examined by the next `make_available`, `next_count` or `for_each`.
-  void notify_at(Capability<T> cap) { pending_.emplace_back(std::move(cap), 1); }
+  /// request is examined by the next `make_available`, `next_count` or `for_each`. Its time may
+  /// already be complete, so the first request after an examination activates the operator.
+  void notify_at(Capability<T> cap) {
+    if (!activated_) {
+      cap.activate_operator();
+      activated_ = true;
+    }
+    pending_.emplace_back(std::move(cap), 1);
+  }
 
   /// Requests a notification at `cap.time()`, available at once if no frontier in `frontiers`
-  /// has an element <= it (the reference's `notify_at_frontiered`).
+  /// has an element <= it (the reference's `notify_at_frontiered`); then the operator is
+  /// activated, so that the notification is delivered even if no frontier moves again.
   void notify_at_frontiered(Capability<T> cap, Frontiers frontiers) {
-    if (complete(cap.time(), frontiers))
+    if (complete(cap.time(), frontiers)) {
+      cap.activate_operator();
       push_available(std::move(cap), 1);
-    else
+    } else {
       pending_.emplace_back(std::move(cap), 1);
+    }
   }
 
   /// Moves requests whose times are complete at every input in `frontiers` to the available set.
   /// Requests for the same time are merged into one (with the summed count) as they are sorted.
   void make_available(Frontiers frontiers) {
     checked_ = 0;
+    activated_ = false;
     if (pending_.empty()) return;
     if (pending_.size() == 1) {  // the common case: one outstanding request
       if (complete(pending_[0].first.time(), frontiers)) {
@@ -167,11 +186,14 @@ class FrontierNotificator {
       }
     }
     checked_ = pending_.size();
+    activated_ = false;
   }
 
   std::vector<Entry> pending_;
   std::size_t checked_ = 0;       // pending_[..checked_] were examined against the frontiers
   std::vector<Entry> available_;  // a heap by `later`: least time at the front
+  // `notify_at` activated the operator since the last examination: one more scheduling suffices.
+  bool activated_ = false;
 };
 
 /// A `FrontierNotificator` together with an operator's input frontiers, as `unary_notify` and

@@ -52,7 +52,7 @@ struct InputState {
 template <Timestamp T, class CB>
 struct OutputState {
   using C = typename CB::Container;
-  std::shared_ptr<progress::ChangeBatch<T>> internal = std::make_shared<progress::ChangeBatch<T>>();
+  std::shared_ptr<CapabilityCounts<T>> internal;  // made with the operator's activator
   progress::ChangeBatch<T> produced;
   std::shared_ptr<Tee<T, C>> tee = std::make_shared<Tee<T, C>>();
   CB spare;
@@ -485,6 +485,7 @@ class OperatorBuilder {
                        std::to_string(connection.port_bound() - 1) + ", but the operator has " +
                        std::to_string(connectivity_.size()) + " inputs");
     auto state = std::make_shared<detail::OutputState<T, CB>>();
+    state->internal = std::make_shared<CapabilityCounts<T>>(activator());
     const std::size_t port = outputs_++;
     state->index = port;
     for (const auto& [input, summaries] : connection) connectivity_[input].add_port(port, summaries);
@@ -557,7 +558,7 @@ class OperatorBuilder {
   progress::Connectivity<Summary> connectivity_;
   std::vector<progress::MutableAntichain<T>*> frontiers_;
   std::vector<InputConnection<T>*> connections_;
-  std::vector<std::shared_ptr<progress::ChangeBatch<T>>> internals_;
+  std::vector<std::shared_ptr<CapabilityCounts<T>>> internals_;
   std::vector<std::function<void(progress::SharedProgress<T>&)>> publishers_;
   std::vector<std::function<void()>> flushers_;
 };

@@ -224,46 +224,40 @@ auto binary(StreamCore<T, C2> other, P1 pact1, P2 pact2, std::string name, Ctor 
 
 /// A one-input operator with a notificator: `logic(OperatorInput<T, DIn>&,
 /// OperatorOutput<T, DOut>&, Notificator<T>&)` runs on data and frontier changes; the operator
-/// first requests a notification at each of `initial_times` (all `>= minimum`). While a
-/// requested notification is deliverable after the logic ran (a request for a complete time,
-/// made after the logic's last delivery), the operator activates itself for the next step, so
-/// the request is delivered even if no frontier moves again.
+/// first requests a notification at each of `initial_times` (all `>= minimum`). A request for
+/// a time that is already complete activates the operator (notificator.hpp), so it is
+/// delivered even if no frontier moves again.
 template <class DOut, class Pact, class Logic, Timestamp T = std::uint64_t>
 auto unary_notify(Pact pact, std::string name, std::vector<T> initial_times, Logic logic) {
   return unary_frontier<DOut>(std::move(pact), std::move(name),
                               [times = std::move(initial_times), logic = std::move(logic)](
-                                  auto cap, const OperatorInfo& info) mutable {
+                                  auto cap, const OperatorInfo&) mutable {
                                 using TimeType = std::decay_t<decltype(cap.time())>;
                                 FrontierNotificator<TimeType> notificator;
                                 for (const auto& t : times) notificator.notify_at(cap.delayed(t));
-                                return [logic, notificator = std::move(notificator),
-                                        activator = info.activator](auto& input, auto& output) mutable {
+                                return [logic, notificator = std::move(notificator)](auto& input,
+                                                                                      auto& output) mutable {
                                   Notificator<TimeType> n(notificator, {&input.frontier()});
                                   logic(input, output, n);
-                                  // A request for a complete time left undelivered: no frontier change will
-                                  // schedule the operator again, so it schedules itself.
-                                  if (n.deliverable()) activator.activate();
                                 };
                               });
 }
 
 /// A two-input operator with a notificator over both inputs' frontiers:
 /// `logic(OperatorInput<T, D1>&, OperatorInput<T, D2>&, OperatorOutput<T, DOut>&, Notificator<T>&)`;
-/// it activates itself while a notification is deliverable, as `unary_notify` does.
+/// a request for a complete time activates it, as in `unary_notify`.
 template <class DOut, Timestamp T, class C2, class P1, class P2, class Logic>
 auto binary_notify(StreamCore<T, C2> other, P1 pact1, P2 pact2, std::string name,
                    std::vector<T> initial_times, Logic logic) {
   return binary_frontier<DOut>(std::move(other), std::move(pact1), std::move(pact2), std::move(name),
                                [times = std::move(initial_times), logic = std::move(logic)](
-                                   auto cap, const OperatorInfo& info) mutable {
+                                   auto cap, const OperatorInfo&) mutable {
                                  FrontierNotificator<T> notificator;
                                  for (const auto& t : times) notificator.notify_at(cap.delayed(t));
-                                 return [logic, notificator = std::move(notificator),
-                                         activator = info.activator](auto& in1, auto& in2,
-                                                                     auto& output) mutable {
+                                 return [logic, notificator = std::move(notificator)](
+                                            auto& in1, auto& in2, auto& output) mutable {
                                    Notificator<T> n(notificator, {&in1.frontier(), &in2.frontier()});
                                    logic(in1, in2, output, n);
-                                   if (n.deliverable()) activator.activate();  // as in unary_notify
                                  };
                                });
 }
