@@ -8,7 +8,7 @@
 // --both: both ends of the one connection send BYTES at the same time, each end with a writing
 // and a reading thread (four threads), as two processes of `exchange -n 2` do: each sends its
 // share to the other over one full-duplex connection, with a send and a receive thread per peer
-// (src/communication/network.cpp). That is the fair baseline for them: the two directions share
+// (src/communication/transport.cpp). That is the fair baseline for them: the two directions share
 // the CPUs and the kernel's loopback path. Prints first the rate each way while both directions
 // ran: the bytes both readers had when the first of them saw the end, over that time, halved.
 // The two directions rarely get equal shares, and the first to finish leaves the CPUs to the

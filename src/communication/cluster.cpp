@@ -10,7 +10,7 @@
 #include <timely/communication/error.hpp>
 #include <timely/communication/wire.hpp>
 
-#include "network.hpp"
+#include "transport.hpp"
 
 namespace timely::communication {
 

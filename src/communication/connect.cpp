@@ -1,6 +1,6 @@
 // Start-up of the cluster transport: socket helpers with deadlines, resolving, listening,
-// connecting with back-off, accepting, and the handshake. See networking.hpp.
-#include "networking.hpp"
+// connecting with back-off, accepting, and the handshake. See connect.hpp.
+#include "connect.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -13,7 +13,7 @@
 
 #include <timely/communication/pinning.hpp>
 
-#include "network.hpp"
+#include "transport.hpp"
 
 namespace timely::communication::detail {
 

@@ -3,7 +3,7 @@
 /// address, the rendezvous (`ClusterConfig::rendezvous`), which process 0 serves. Each process
 /// listens on a port of its own (`ClusterConfig::listen_port`, 0: the system chooses), registers
 /// that address there, and receives the table of every process's address; then the handshake of
-/// networking.cpp runs on that table as it does on a hostfile's.
+/// connect.cpp runs on that table as it does on a hostfile's.
 ///
 /// The messages (every integer little-endian):
 ///
@@ -31,7 +31,7 @@
 #include <optional>
 #include <vector>
 
-#include "networking.hpp"
+#include "connect.hpp"
 
 namespace timely::communication::rendezvous {
 

@@ -1,12 +1,12 @@
 // The cluster transport over TCP (Boost.Asio): one send thread and one receive thread per peer
 // process, heartbeats, clean shutdown and failure handling, over the connections that
-// networking.cpp makes. See network.hpp.
+// connect.cpp makes. See transport.hpp.
 // One file of about 790 lines: the send and receive threads, the workers' direct and gather
 // writes, and the inbound queues the receive threads fill and the workers drain share the link
 // state and its failure handling, which splitting would expose in a header.
-#include "network.hpp"
+#include "transport.hpp"
 
-#include "networking.hpp"
+#include "connect.hpp"
 #include "rendezvous.hpp"
 
 #include <poll.h>

@@ -1,7 +1,7 @@
 /// \file
 /// Private to the communication library: `InboundQueue` (received messages for one worker and channel, as
 /// views into receive buffers) and `Network` (the TCP connections of one process to all others, with a send
-/// thread and a receive thread per peer). Boost.Asio stays inside src/communication/network.cpp.
+/// thread and a receive thread per peer). Boost.Asio stays inside src/communication/transport.cpp.
 ///
 /// The cluster allocator (`Cluster` in cluster.hpp, buffers in cluster.cpp) encodes messages for workers of
 /// other processes into frames (wire.hpp) in per-worker buffers and hands whole buffers to `Network::send`;
