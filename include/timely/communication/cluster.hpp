@@ -43,7 +43,7 @@
 
 namespace timely::communication {
 
-class Network;  // the TCP transport (src/communication/network.hpp)
+class Network;  // the TCP transport (src/communication/transport.hpp)
 
 namespace detail {
 

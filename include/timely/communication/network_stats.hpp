@@ -6,7 +6,7 @@
 /// 40-byte header and padding; wire.hpp). Once both directions of a connection closed cleanly,
 /// what one side counts as sent equals what the other counts as received.
 ///
-/// The network threads (src/communication/network.cpp) update the counters with relaxed atomic
+/// The network threads (src/communication/transport.cpp) update the counters with relaxed atomic
 /// additions; a reader (the runtime's "communication" log stream, timely/logging/
 /// timely_events.hpp) takes a `PeerStats` copy with `peer(i)`. The values of one copy are each
 /// exact, but not a consistent cut of each other.
