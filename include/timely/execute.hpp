@@ -84,10 +84,10 @@
 #include <vector>
 
 #include <timely/communication/allocator.hpp>
+#include <timely/communication/error.hpp>
 #include <timely/communication/hostfile.hpp>
 #include <timely/communication/initialize.hpp>
 #include <timely/communication/launcher.hpp>
-#include <timely/error.hpp>
 #include <timely/worker.hpp>
 #include <timely/worker_state.hpp>
 

@@ -3,10 +3,13 @@
 /// Library code includes exactly what it uses instead.
 #pragma once
 
+#include <timely/communication/error.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/error.hpp>
 #include <timely/execute.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/order.hpp>
 #include <timely/progress/codecs.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/log_codec.hpp>
 #include <timely/progress/timestamp.hpp>

@@ -123,7 +123,7 @@
 #include <timely/durable/log.hpp>
 #include <timely/durable/reader.hpp>
 #include <timely/durable/writer.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/order.hpp>
 #include <timely/progress/codecs.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/scheduling/activations.hpp>
