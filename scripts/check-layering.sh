@@ -32,6 +32,10 @@ check container 'container/|error\.hpp$'
 check logging 'logging/|error\.hpp$'
 check communication 'communication/|container/|error\.hpp$'  # communication sits above container
 check observe 'observe/|logging/|error\.hpp$'  # the observation model sits on logging alone
+# The capture format (event, format, frames, readers, writer) sits below the dataflow layer that
+# captures and replays with it: it never includes dataflow/.
+check capture 'capture/|container/|communication/|progress/|error\.hpp$'
+
 # Stream processing sits on top of everything: no other library includes it.
 if grep -rn '#include <timely/streaming/' . | grep -v '^\./streaming/'; then
   echo "layering: a header outside streaming/ includes timely/streaming/" >&2
