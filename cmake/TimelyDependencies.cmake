@@ -12,7 +12,7 @@ if(NOT TARGET xxHash::xxhash)
   set_target_properties(xxHash::xxhash PROPERTIES
     IMPORTED_LOCATION "${TIMELY_XXHASH_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${TIMELY_XXHASH_INCLUDE_DIR}")
 endif()
-# zlib (Debian zlib1g-dev): the CRC-32 of the capture format (src/core/capture_format.cpp), linked
+# zlib (Debian zlib1g-dev): the CRC-32 of the capture format (src/capture/format.cpp), linked
 # by timely_core alone. CMake's own FindZLIB defines ZLIB::ZLIB.
 find_package(ZLIB REQUIRED)
 # hwloc (Debian libhwloc-dev): the cores and packages of the CPUs that --pin places threads on,

@@ -24,7 +24,7 @@
 
 using namespace timely::dataflow::operators;
 using Time = std::uint64_t;
-using Reader = timely::dataflow::capture::EventReader<Time, std::uint64_t>;
+using Reader = timely::capture::EventReader<Time, std::uint64_t>;
 using boost::asio::ip::tcp;
 
 int main(int argc, char** argv) {

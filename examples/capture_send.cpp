@@ -2,7 +2,7 @@
 // process. Worker i connects to HOST:(PORT + i) (default 127.0.0.1:8000, as in the reference;
 // it retries for up to five seconds while nobody listens), sends the numbers 0..9, number x at
 // time x, and writes everything the stream does (records and frontier changes) to the connection
-// in timely's binary event format (capture_format.hpp). It prints "sent: TIME RECORD" lines.
+// in timely's binary event format (capture/format.hpp). It prints "sent: TIME RECORD" lines.
 //   capture_send [HOST:PORT] [-w N]
 #include <chrono>
 #include <cstdint>
@@ -23,7 +23,7 @@
 
 using namespace timely::dataflow::operators;
 using Time = std::uint64_t;
-using Writer = timely::dataflow::capture::EventWriter<Time, std::uint64_t>;
+using Writer = timely::capture::EventWriter<Time, std::uint64_t>;
 
 namespace {
 

@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include <timely/error.hpp>
+#include <timely/communication/error.hpp>
 #include <timely/execute.hpp>
 
 #include "common.hpp"

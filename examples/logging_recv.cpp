@@ -31,7 +31,7 @@
 #include "tcp_address.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 namespace lg = timely::logging;
 using boost::asio::ip::tcp;
 using Duration = lg::Duration;

@@ -18,7 +18,7 @@
 using namespace timely::dataflow::operators;
 namespace lg = timely::logging;
 using Record = timely::dataflow::LogRecord<lg::TimelyEvent>;
-using Writer = timely::dataflow::capture::EventWriter<lg::Duration, Record>;
+using Writer = timely::capture::EventWriter<lg::Duration, Record>;
 
 int main(int argc, char** argv) {
   return examples::guarded_main("logging_send", "[HOST:PORT] [ROUNDS] [-w N]", [&] {

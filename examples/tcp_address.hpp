@@ -8,9 +8,10 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/system/error_code.hpp>
 
-#include <timely/error.hpp>
 
 #include "common.hpp"
+
+#include <timely/communication/error.hpp>
 
 namespace examples {
 

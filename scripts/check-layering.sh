@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the one direction of dependency between timely's libraries (ARCHITECTURE.md §1):
-# container and logging each include only their own headers, communication its own and container's,
+# error.hpp is the bottom, which every library may include; container and logging each include
+# only their own headers (and error.hpp), communication its own and container's,
 # observe its own and logging's; core uses them all; streaming sits on top and no other includes it.
 # durable (the log) includes only its own headers but for its dataflow operators, and nothing
 # outside it includes it.
@@ -21,10 +22,20 @@ check() {  # check DIR ALLOWED_PREFIX_REGEX
     fi
   done < <(grep -rn '#include <timely/' "$dir" || true)
 }
-check container 'container/'
-check logging 'logging/'
-check communication 'communication/|container/'  # communication sits above container
-check observe 'observe/|logging/'  # the observation model sits on logging alone
+# timely/error.hpp (the base of every library's errors) is the bottom: it includes nothing of
+# timely's, and every library may include it.
+if grep -n '#include <timely/' error.hpp; then
+  echo "layering: error.hpp (the bottom) includes a timely header" >&2
+  status=1
+fi
+check container 'container/|error\.hpp$'
+check logging 'logging/|error\.hpp$'
+check communication 'communication/|container/|error\.hpp$'  # communication sits above container
+check observe 'observe/|logging/|error\.hpp$'  # the observation model sits on logging alone
+# The capture format (event, format, frames, readers, writer) sits below the dataflow layer that
+# captures and replays with it: it never includes dataflow/.
+check capture 'capture/|container/|communication/|progress/|error\.hpp$'
+
 # Stream processing sits on top of everything: no other library includes it.
 if grep -rn '#include <timely/streaming/' . | grep -v '^\./streaming/'; then
   echo "layering: a header outside streaming/ includes timely/streaming/" >&2
@@ -36,8 +47,8 @@ while IFS= read -r line; do
   file=${line%%:*}
   case $file in ./durable/operators/*) continue ;; esac
   inc=$(sed -E 's/.*#include <timely\/([^>]+)>.*/\1/' <<<"$line")
-  if ! grep -Eq '^durable/' <<<"$inc"; then
-    echo "layering: ${file#./} includes timely/$inc (durable/ outside operators/ includes only durable/)" >&2
+  if ! grep -Eq '^(durable/|error\.hpp$)' <<<"$inc"; then
+    echo "layering: ${file#./} includes timely/$inc (durable/ outside operators/ includes only durable/ and error.hpp)" >&2
     status=1
   fi
 done < <(grep -rn '#include <timely/' ./durable 2>/dev/null || true)

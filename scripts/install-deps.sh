@@ -9,7 +9,7 @@ packages=(
   libboost1.81-dev libcli11-dev catch2 libbenchmark-dev
   ca-certificates
   libxxhash-dev  # xxHash: the checksums of log files (timely_logging) and of the durable log (timely_durable)
-  zlib1g-dev     # zlib: the CRC-32 of the capture format (src/core/capture_format.cpp), a well-kept library's
+  zlib1g-dev     # zlib: the CRC-32 of the capture format (src/capture/format.cpp), a well-kept library's
   libhwloc-dev   # hwloc: the cores and packages of the CPUs that --pin places threads on (src/communication/pinning.cpp)
   pkgconf  # pkg-config: the packaging test of the installed timely.pc
   time     # /usr/bin/time: peak memory in benches/compile/compile_times.sh

@@ -19,7 +19,7 @@
 #include <timely/timely.hpp>
 
 using namespace timely::dataflow::operators;
-namespace capture = timely::dataflow::capture;
+namespace capture = timely::capture;
 namespace fs = std::filesystem;
 using Time = std::uint64_t;
 using Count = std::pair<std::string, std::int64_t>;  // (word, count)

@@ -16,7 +16,7 @@
 #include <timely/timely.hpp>
 
 using namespace timely::dataflow::operators;
-namespace capture = timely::dataflow::capture;
+namespace capture = timely::capture;
 using Time = std::uint64_t;
 using Link = capture::EventLink<Time, std::string>;
 

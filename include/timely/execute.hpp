@@ -27,7 +27,7 @@
 /// - `TIMELY_WORKER_LOG_ADDR=host:port` in the environment: each worker connects there (one
 ///   connection per worker, retried within `network.connect_timeout`) and streams its "timely"
 ///   events through `dataflow::BatchLogger` and an `EventWriter` (the capture format,
-///   capture_format.hpp; records `LogRecord<logging::TimelyEvent>` on `Duration` times), so a
+///   capture/format.hpp; records `LogRecord<logging::TimelyEvent>` on `Duration` times), so a
 ///   collector can replay them (examples/logging_recv.cpp).
 /// - `TIMELY_PROGRESS_LOG_ADDR=host:port`: the same for "timely/progress/u64", the progress
 ///   batches of the `std::uint64_t`-timed scopes (dataflows on `u64` times; nested scopes with
@@ -84,10 +84,10 @@
 #include <vector>
 
 #include <timely/communication/allocator.hpp>
+#include <timely/communication/error.hpp>
 #include <timely/communication/hostfile.hpp>
 #include <timely/communication/initialize.hpp>
 #include <timely/communication/launcher.hpp>
-#include <timely/error.hpp>
 #include <timely/worker.hpp>
 #include <timely/worker_state.hpp>
 

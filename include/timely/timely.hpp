@@ -3,12 +3,15 @@
 /// Library code includes exactly what it uses instead.
 #pragma once
 
+#include <timely/communication/error.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/error.hpp>
 #include <timely/execute.hpp>
-#include <timely/order.hpp>
 #include <timely/progress/codecs.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/log_codec.hpp>
+#include <timely/progress/order.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/version.hpp>
 #include <timely/worker.hpp>
@@ -20,13 +23,13 @@
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
 
+#include <timely/capture/reader.hpp>
+#include <timely/capture/writer.hpp>
 #include <timely/dataflow/operators/aggregate.hpp>
 #include <timely/dataflow/operators/batch_logger.hpp>
 #include <timely/dataflow/operators/branch.hpp>
 #include <timely/dataflow/operators/broadcast.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/capture_reader.hpp>
-#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/dataflow/operators/concatenate.hpp>
 #include <timely/dataflow/operators/count.hpp>
 #include <timely/dataflow/operators/delay.hpp>

@@ -23,9 +23,10 @@
 
 #include <timely/communication/allocator.hpp>
 #include <timely/communication/codec.hpp>
+#include <timely/communication/error.hpp>
 #include <timely/communication_log.hpp>
 #include <timely/dataflow/scope.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/operate.hpp>
 #include <timely/progress/subgraph.hpp>
 #include <timely/progress/timestamp.hpp>

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include <timely/communication/allocator.hpp>
-#include <timely/error.hpp>
+#include <timely/communication/error.hpp>
 #include <timely/logging/logger.hpp>
 #include <timely/scheduling/activations.hpp>
 

@@ -21,10 +21,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <timely/capture/writer.hpp>
 #include <timely/communication/pinning.hpp>
 #include <timely/communication/tcp_stream.hpp>
 #include <timely/dataflow/operators/batch_logger.hpp>
-#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/logging/file.hpp>
 #include <timely/logging/timely_events.hpp>
 #include <timely/observe/monitor.hpp>

@@ -10,7 +10,7 @@ namespace timely::durable {
 
 LogError::LogError(std::string partition, std::filesystem::path file,
                    std::optional<std::uint64_t> byte_offset, const std::string& cause)
-    : std::runtime_error(cause),
+    : timely::Error(cause),
       partition_(std::move(partition)),
       file_(std::move(file)),
       byte_offset_(byte_offset),

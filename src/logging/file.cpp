@@ -68,7 +68,7 @@ std::string system_reason(int error) { return std::strerror(error); }
 
 LogFileError::LogFileError(std::filesystem::path path, std::optional<std::uint64_t> offset,
                            const std::string& what)
-    : std::runtime_error("log file '" + path.string() + "'" +
+    : timely::Error("log file '" + path.string() + "'" +
                          (offset ? " at byte offset " + std::to_string(*offset) : std::string()) + ": " +
                          what),
       path_(std::move(path)),

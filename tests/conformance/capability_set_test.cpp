@@ -7,12 +7,12 @@
 #include <vector>
 
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/frontier.hpp>

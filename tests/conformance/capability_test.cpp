@@ -6,10 +6,10 @@
 #include <vector>
 
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/pact.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/worker.hpp>

@@ -3,7 +3,7 @@
 // and files, then replayed on 1, 2 and 4 workers from the links, through the streaming reader
 // and through the mapped reader, in lock step with the original's rounds: the same records and
 // exactly the same frontiers; the mapped reader's columnar batches borrow the file's bytes
-// (capture.hpp, capture_event.hpp, capture_frames.hpp, capture_mapped.hpp).
+// (capture.hpp, capture/event.hpp, capture/frames.hpp, capture/mapped.hpp).
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -18,11 +18,11 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/mapped.hpp>
+#include <timely/capture/reader.hpp>
+#include <timely/capture/writer.hpp>
 #include <timely/container/columnar.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/capture_mapped.hpp>
-#include <timely/dataflow/operators/capture_reader.hpp>
-#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
@@ -34,7 +34,7 @@
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 using Time = std::uint64_t;
 using P = std::pair<std::uint64_t, std::string>;
 using Row = std::tuple<Time, std::uint64_t, std::string>;

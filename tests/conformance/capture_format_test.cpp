@@ -1,5 +1,5 @@
 // The binary event format: exact layout, codecs, and typed errors with byte offsets for every
-// kind of corruption and truncation (capture_format.hpp, capture_writer.hpp, capture_reader.hpp).
+// kind of corruption and truncation (capture/format.hpp, capture/writer.hpp, capture/reader.hpp).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -13,9 +13,9 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/reader.hpp>
+#include <timely/capture/writer.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/capture_reader.hpp>
-#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/execute.hpp>
 #include <timely/progress/timestamp.hpp>
@@ -25,7 +25,7 @@
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 using Kind = cap::FormatErrorKind;
 using Time = std::uint64_t;
 using Bytes = std::vector<std::uint8_t>;

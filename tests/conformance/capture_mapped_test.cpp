@@ -1,5 +1,5 @@
-// Columnar batches in the event format and the mapped reader (capture_frames.hpp,
-// capture_mapped.hpp): batches start 8-byte aligned in the file; the mapped reader reads what the
+// Columnar batches in the event format and the mapped reader (capture/frames.hpp,
+// capture/mapped.hpp): batches start 8-byte aligned in the file; the mapped reader reads what the
 // streaming reader reads, its columnar batches borrowing the mapping; anything that cannot be
 // mapped, and every truncation and corruption of a mapped file, is a FormatError naming the file
 // and the byte offset, the same as the streaming reader reports (randomized with printed seeds).
@@ -17,11 +17,11 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/mapped.hpp>
+#include <timely/capture/reader.hpp>
+#include <timely/capture/writer.hpp>
 #include <timely/container/columnar.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/capture_mapped.hpp>
-#include <timely/dataflow/operators/capture_reader.hpp>
-#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/execute.hpp>
 #include <timely/worker.hpp>
@@ -30,7 +30,7 @@
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 using Kind = cap::FormatErrorKind;
 using Time = std::uint64_t;
 using Bytes = std::vector<std::uint8_t>;

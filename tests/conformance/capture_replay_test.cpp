@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include <timely/capture/reader.hpp>
+#include <timely/capture/writer.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/capture_reader.hpp>
-#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
@@ -24,7 +24,7 @@
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 using Time = std::uint64_t;
 using capture_test::record_frontiers;
 using capture_test::step_while;

@@ -11,14 +11,15 @@
 #include <utility>
 #include <vector>
 
+#include <timely/communication/error.hpp>
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/pact.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/worker.hpp>
 

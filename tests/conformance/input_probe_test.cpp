@@ -3,6 +3,7 @@
 #include <vector>
 
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/generic.hpp>
@@ -10,7 +11,6 @@
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/pact.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/worker.hpp>
 

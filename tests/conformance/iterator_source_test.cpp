@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/iterator_source.hpp>
 #include <timely/dataflow/operators/probe.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/worker.hpp>
 

@@ -16,9 +16,9 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/reader.hpp>
+#include <timely/capture/writer.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/capture_reader.hpp>
-#include <timely/dataflow/operators/capture_writer.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/input.hpp>
@@ -30,7 +30,7 @@
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 namespace lg = timely::logging;
 namespace comm = timely::communication;
 using timely::dataflow::BatchLogger;

@@ -24,8 +24,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
+#include <timely/capture/reader.hpp>
 #include <timely/dataflow/operators/batch_logger.hpp>
-#include <timely/dataflow/operators/capture_reader.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
@@ -39,7 +39,7 @@
 #include "support/loopback.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 namespace lg = timely::logging;
 using boost::asio::ip::tcp;
 using Duration = lg::Duration;

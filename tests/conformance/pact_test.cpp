@@ -15,13 +15,13 @@
 #include <vector>
 
 #include <timely/container/columnar.hpp>
+#include <timely/dataflow/error.hpp>
 
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/pact.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 
 #include "support/harness.hpp"

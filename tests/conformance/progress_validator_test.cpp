@@ -13,8 +13,8 @@
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/scope.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/operate.hpp>
 #include <timely/progress/validate.hpp>
 #include <timely/scheduling/activations.hpp>

@@ -14,6 +14,7 @@
 #include <timely/dataflow/stream.hpp>
 #include <timely/error.hpp>
 #include <timely/execute.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/worker.hpp>
 #include <timely/worker_state.hpp>
 

@@ -17,8 +17,8 @@
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/operators/to_stream.hpp>
 #include <timely/dataflow/pact.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/worker.hpp>
 

@@ -6,11 +6,11 @@
 #include <tuple>
 #include <vector>
 
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/operators/to_stream.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/worker.hpp>

@@ -5,11 +5,11 @@
 #include <utility>
 #include <vector>
 
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operators/exchange.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/operators/unordered_input.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/worker.hpp>

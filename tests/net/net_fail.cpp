@@ -24,7 +24,6 @@
 #include <timely/dataflow/operators/input.hpp>
 #include <timely/dataflow/operators/inspect.hpp>
 #include <timely/dataflow/operators/probe.hpp>
-#include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/worker.hpp>
 

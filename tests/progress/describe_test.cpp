@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include <timely/describe.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/timestamp.hpp>
 
 #include "support/catch.hpp"

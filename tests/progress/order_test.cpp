@@ -1,5 +1,5 @@
 // Timestamps and path summaries: minimums, overflow, the product order (SEMANTICS.md §1).
-#include <timely/order.hpp>
+#include <timely/progress/order.hpp>
 #include <timely/progress/timestamp.hpp>
 
 #include <chrono>

@@ -3,7 +3,7 @@
 /// and back, `Encoder` appends those bytes to a buffer, `Decoder` reads them back with every read
 /// bounds-checked, and `CodecError` is what bad input throws. The cluster (multi-process TCP)
 /// allocator encodes every message that leaves a process with it, and the capture event format
-/// (dataflow/operators/capture_format.hpp) encodes its times and records with it.
+/// (capture/format.hpp) encodes its times and records with it.
 ///
 /// # Using it
 ///

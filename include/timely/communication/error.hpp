@@ -1,32 +1,28 @@
 /// \file
-/// The exception types of the lowest library that throws (communication), which every higher
-/// one shares: `timely::Error` (base of everything timely throws), `ConfigError` (bad
-/// configuration or arguments), `WorkerAborted` (this worker stopped because another failed),
-/// `DataflowError` (workers built different dataflows) and `NetworkError` (a connection between
-/// processes failed). Errors of the dataflow layer
-/// (capabilities, building, inputs) are in timely/error.hpp.
-///
-/// Every user contract violation or bad input throws a subclass of `timely::Error` whose message
-/// names the values involved; the library never exits or prints on its own.
+/// The errors of the communication library, which the libraries above it share:
+/// `ConfigError` (bad configuration or arguments), `HelpRequested` (`--help` was given),
+/// `WorkerAborted` (this worker stopped because another failed), `DataflowError` (workers built
+/// different dataflows) and `NetworkError` (a connection between processes failed). All derive
+/// from `timely::Error` (timely/error.hpp).
 ///
 /// Source: the reference panics in these places (SEMANTICS.md §7.6-§7.7); we throw instead so an
 /// embedding application can recover. All types are thread-safe to throw and copy.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include <timely/error.hpp>
 
 namespace timely {
-
-/// Base of every error timely throws.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// Bad configuration or command-line arguments (`-w 0`, unknown flags, a malformed hostfile, a
 /// type without a codec on a channel that crosses processes, ...).
 class ConfigError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// `--help` was given: `what()` is the usage text. Not a failure; callers print it and stop
+/// (`timely::run` does both).
+class HelpRequested : public Error {
  public:
   using Error::Error;
 };

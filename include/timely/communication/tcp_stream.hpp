@@ -2,7 +2,7 @@
 /// `connect_output_stream`: a blocking TCP connection to a collector, as a `std::ostream`, for
 /// the log sinks that stream a worker's events to another process (`TIMELY_WORKER_LOG_ADDR`,
 /// `TIMELY_PROGRESS_LOG_ADDR`; timely/execute.hpp). Written with an `EventWriter`
-/// (dataflow/operators/capture_writer.hpp); the collector reads it with an `EventReader`.
+/// (capture/writer.hpp); the collector reads it with an `EventReader`.
 ///
 /// The stream is Boost.Asio's `ip::tcp::iostream` with `TCP_NODELAY` set (small batches reach
 /// the collector at each flush), compiled in src/communication/ so that no public header

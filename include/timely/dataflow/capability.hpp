@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/dataflow/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/connectivity.hpp>
 #include <timely/progress/frontier.hpp>

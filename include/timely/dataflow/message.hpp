@@ -16,7 +16,7 @@
 
 #include <timely/communication/push_pull.hpp>
 #include <timely/container/container.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/error.hpp>
 
 namespace timely::dataflow {
 

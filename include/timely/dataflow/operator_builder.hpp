@@ -24,12 +24,13 @@
 
 #include <timely/container/container.hpp>
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/message.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/operate.hpp>
 #include <timely/progress/timestamp.hpp>

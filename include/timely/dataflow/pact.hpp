@@ -34,9 +34,9 @@
 #include <timely/communication/push_pull.hpp>
 #include <timely/container/container.hpp>
 #include <timely/dataflow/channel_logging.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/message.hpp>
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/worker_state.hpp>
 
 namespace timely::dataflow {

@@ -7,9 +7,8 @@
 ///
 /// Every message names what it is about: the partition (`stream/3`), the file, the byte offset
 /// in it where relevant, and the cause (for `IoError`, the system's text of the errno, such as
-/// "No space left on device"). They derive from `std::runtime_error` and not from
-/// `timely::Error`, because the durable library sits beside the dataflow runtime and includes
-/// nothing outside `timely/durable/`.
+/// "No space left on device"). They derive from `timely::Error` (timely/error.hpp, the one header
+/// outside `timely/durable/` that the durable library includes).
 #pragma once
 
 #include <cstdint>
@@ -20,11 +19,13 @@
 #include <string_view>
 #include <system_error>
 
+#include <timely/error.hpp>
+
 namespace timely::durable {
 
 /// The base of the durable log's exceptions. `what()` is the whole message; the accessors give
 /// its parts to programs that handle the error.
-class LogError : public std::runtime_error {
+class LogError : public timely::Error {
  public:
   /// `partition` as `stream/N`, or empty when the error concerns no one partition; `file` may
   /// be empty; `byte_offset` is a position in `file`.

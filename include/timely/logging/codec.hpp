@@ -52,15 +52,16 @@
 #include <utility>
 #include <vector>
 
+#include <timely/error.hpp>
 #include <timely/logging/timely_events.hpp>
 
 namespace timely::logging {
 
 /// Bytes that do not decode as the type asked for: too few, out-of-range values, a count above
 /// the limit. The message says what was expected and at which byte of the decoded span.
-class CodecError : public std::runtime_error {
+class CodecError : public timely::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using timely::Error::Error;
 };
 
 /// Appends little-endian fixed-width values to a byte vector it does not own.

@@ -69,15 +69,15 @@
 #include <utility>
 #include <vector>
 
+#include <timely/error.hpp>
 #include <timely/logging/codec.hpp>
 #include <timely/logging/logger.hpp>
 
 namespace timely::logging {
 
 /// A log file could not be opened, written, read, or decoded. The message names the file and,
-/// for a damaged file, the byte offset of the frame at fault and what is wrong with it. (Not a
-/// `timely::Error`: the logging library sits below the one that defines it.)
-class LogFileError : public std::runtime_error {
+/// for a damaged file, the byte offset of the frame at fault and what is wrong with it.
+class LogFileError : public timely::Error {
  public:
   LogFileError(std::filesystem::path path, std::optional<std::uint64_t> offset, const std::string& what);
   /// The file.

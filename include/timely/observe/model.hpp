@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include <timely/error.hpp>
 #include <timely/logging/timely_events.hpp>
 
 namespace timely::observe {
@@ -140,9 +141,9 @@ void merge(Snapshot& into, const Snapshot& other);
 /// `peers`; field names as above with `_ns` on times).
 [[nodiscard]] std::string to_json(const Snapshot& snapshot);
 /// A snapshot's JSON that is not one: the message names the field and what is wrong with it.
-class SnapshotFormatError : public std::runtime_error {
+class SnapshotFormatError : public timely::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using timely::Error::Error;
 };
 
 /// \throws SnapshotFormatError naming what is missing or malformed.

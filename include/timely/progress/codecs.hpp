@@ -11,7 +11,7 @@
 ///     Location       node u64, port u64, is_source bool name "location"
 ///
 /// Include this header wherever one of these types is encoded (timely.hpp, message.hpp,
-/// broadcast.hpp, capture_writer.hpp and capture_reader.hpp do): without it, `Product` and
+/// broadcast.hpp, capture/writer.hpp and capture/reader.hpp do): without it, `Product` and
 /// `Unit`, being trivially copyable, would fall back to the object-bytes codec, a different
 /// encoding.
 ///

@@ -15,7 +15,7 @@
 
 #include <timely/container/small_vector.hpp>
 
-#include <timely/order.hpp>
+#include <timely/progress/order.hpp>
 #include <timely/progress/change_batch.hpp>
 
 namespace timely::progress {

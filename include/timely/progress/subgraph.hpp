@@ -26,11 +26,11 @@
 #include <utility>
 #include <vector>
 
-#include <timely/error.hpp>
 #include <timely/logging/logger.hpp>
 #include <timely/logging/timely_events.hpp>
 #include <timely/progress/broadcast.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/location.hpp>
 #include <timely/progress/operate.hpp>

@@ -21,7 +21,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <timely/order.hpp>
+#include <timely/progress/order.hpp>
 
 namespace timely {
 

@@ -34,9 +34,9 @@
 #include <utility>
 #include <vector>
 
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/location.hpp>
 #include <timely/progress/operate.hpp>

@@ -20,9 +20,9 @@
 #include <string>
 #include <type_traits>
 
-#include <timely/describe.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/error.hpp>
-#include <timely/order.hpp>
+#include <timely/progress/order.hpp>
 #include <timely/progress/timestamp.hpp>
 
 namespace timely::streaming {

@@ -36,7 +36,7 @@
 #include "support/catch.hpp"
 
 using namespace timely::dataflow::operators;
-namespace cap = timely::dataflow::capture;
+namespace cap = timely::capture;
 namespace dur = timely::durable;
 namespace dop = timely::durable::operators;
 using Time = std::uint64_t;

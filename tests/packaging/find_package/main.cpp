@@ -71,8 +71,8 @@ int main() {
     const std::uint64_t bids = nexmark_bids(kNexmarkEvents);
     const std::uint64_t durable = durable_records();
     constexpr std::string_view check = "123456789";
-    const std::uint32_t crc = timely::dataflow::capture::crc32(
-        std::span(reinterpret_cast<const std::uint8_t*>(check.data()), check.size()));
+    const std::uint32_t crc =
+        timely::capture::crc32(std::span(reinterpret_cast<const std::uint8_t*>(check.data()), check.size()));
     std::cout << "version=" << timely::version_string << " workers=" << tallies.size()
               << " received=" << received << " misrouted=" << misrouted << " nexmark_bids=" << bids
               << " durable_records=" << durable << " capture_crc=" << std::hex << crc << std::dec << "\n";

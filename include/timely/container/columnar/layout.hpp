@@ -31,6 +31,8 @@
 #include <string>
 #include <utility>
 
+#include <timely/error.hpp>
+
 namespace timely::container::columnar {
 
 /// The byte size at which a `Batch` reports `at_capacity()` unless told otherwise (1 MiB,
@@ -55,12 +57,11 @@ constexpr std::size_t pad8(std::size_t n) noexcept { return (n + 7) & ~std::size
 /// of bounds or inconsistent, a bad bool or optional tag, non-zero padding. `column()` is the
 /// path of the column buffer at fault ("header", or one such as "tuple.1.offsets"), `offset()`
 /// the byte offset within the batch of the first offending byte, `problem()` what is wrong.
-/// (A `std::runtime_error`: this library sits below the one that defines `timely::Error`; the
-/// codec turns it into a `CodecError`.)
-class LayoutError : public std::runtime_error {
+/// (The codec turns it into a `CodecError`.)
+class LayoutError : public timely::Error {
  public:
   LayoutError(std::string column, std::size_t offset, std::string problem)
-      : std::runtime_error("timely: columnar batch: column " + column + " at byte offset " +
+      : timely::Error("timely: columnar batch: column " + column + " at byte offset " +
                            std::to_string(offset) + ": " + problem),
         column_(std::move(column)),
         offset_(offset),

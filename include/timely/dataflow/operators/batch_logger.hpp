@@ -1,7 +1,7 @@
 /// \file
 /// Logs as timely streams: `BatchLogger<E, Sink>` turns a log stream of events `E` (the
 /// batches a `logging::Logger<E>` hands its action) into a captured event stream on `Duration`
-/// timestamps (capture_event.hpp), so that `replay_into` can replay one dataflow's logs as a
+/// timestamps (capture/event.hpp), so that `replay_into` can replay one dataflow's logs as a
 /// stream of another dataflow, in this process (an `EventLink`) or in another
 /// (an `EventWriter` over a connection or a file, read back with an `EventReader`):
 ///
@@ -56,8 +56,8 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/event.hpp>
 #include <timely/communication/codec.hpp>
-#include <timely/dataflow/operators/capture_event.hpp>
 #include <timely/logging/codec.hpp>
 #include <timely/logging/logger.hpp>
 #include <timely/logging/timely_events.hpp>

@@ -8,12 +8,12 @@
 ///     capture::EventLink<T, D> link;                       // in memory, thread-safe
 ///     worker.dataflow<T>([&](auto& scope) { stream | capture_into(link); });
 ///     worker.dataflow<T>([&](auto& scope) { replay_into(scope, link) | ...; });
-/// or, through bytes (capture_writer.hpp, capture_reader.hpp; format in capture_format.hpp):
+/// or, through bytes (capture/writer.hpp, capture/reader.hpp; format in capture/format.hpp):
 ///     stream | capture_into(capture::EventWriter<T, D>::create("part-0.events"));
 ///     replay_into(scope, capture::EventReader<T, D>::open("part-0.events")) | ...;
 /// For a stream of another container `C` (say `columnar::Batch<X>`) name the `...Core<T, C>`
 /// types: `EventLinkCore<T, C>`, `EventWriterCore<T, C>`, `EventReaderCore<T, C>`, and
-/// `MappedEventReaderCore<T, C>` (capture_mapped.hpp), whose columnar batches borrow the mapped
+/// `MappedEventReaderCore<T, C>` (capture/mapped.hpp), whose columnar batches borrow the mapped
 /// file's bytes.
 ///
 /// How it works (SEMANTICS.md §10.2-§10.3, §12 item 22):
@@ -46,7 +46,7 @@
 ///     of W captures across W' workers (for example capture `i` on worker `i % W'`) reproduces
 ///     the stream.
 ///
-/// Replay checks each stream against the capture protocol (capture_event.hpp): a progress
+/// Replay checks each stream against the capture protocol (capture/event.hpp): a progress
 /// increment or a batch at a time no held capability allows, a retraction of a capability not
 /// held, an event after the stream completed, or a complete byte stream (`exhausted()`) that ends
 /// while still holding capabilities throws `capture::FormatError` (`ProtocolViolation` or
@@ -71,15 +71,15 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/event.hpp>
+#include <timely/capture/format.hpp>
 #include <timely/container/container.hpp>
 #include <timely/dataflow/message.hpp>
-#include <timely/dataflow/operators/capture_event.hpp>
-#include <timely/dataflow/operators/capture_format.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/describe.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/operate.hpp>
 #include <timely/progress/timestamp.hpp>
@@ -87,7 +87,10 @@
 
 namespace timely::dataflow {
 
-namespace capture::detail {
+namespace capture_detail {
+
+// The operators speak the capture format's types (timely/capture/) throughout.
+using namespace timely::capture;
 
 /// The capture operator: one input, no outputs; drains its own counters into SharedProgress.
 template <Timestamp T, class C, class Sink>
@@ -315,7 +318,7 @@ class ReplayOperator final : public progress::Operate<T> {
   std::optional<std::chrono::steady_clock::time_point> poll_due_;  // of the last timed activation
 };
 
-}  // namespace capture::detail
+}  // namespace capture_detail
 
 namespace operators {
 
@@ -338,7 +341,7 @@ void capture_into(const StreamCore<T, C>& stream, Sink sink) {
   scope.builder().register_channel(channel, index);
   scope.builder().add_operator(
       index, global,
-      std::make_unique<capture::detail::CaptureOperator<T, C, Sink>>(std::move(puller), std::move(sink)));
+      std::make_unique<capture_detail::CaptureOperator<T, C, Sink>>(std::move(puller), std::move(sink)));
 }
 
 namespace detail {
@@ -381,7 +384,7 @@ StreamCore<T, typename Source::Container> replay_into(Scope<T> scope, std::vecto
   }
   StreamCore<T, C> stream(scope, progress::Source{index, 0}, tee);
   scope.builder().add_operator(index, global,
-                               std::make_unique<capture::detail::ReplayOperator<T, C, Source>>(
+                               std::make_unique<capture_detail::ReplayOperator<T, C, Source>>(
                                    std::move(sources), std::move(tee), std::move(activator), scope.peers()));
   return stream;
 }

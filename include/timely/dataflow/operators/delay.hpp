@@ -33,10 +33,10 @@
 #include <vector>
 
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/notificator.hpp>
 #include <timely/dataflow/operators/generic.hpp>
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/timestamp.hpp>
 
 namespace timely::dataflow::operators {

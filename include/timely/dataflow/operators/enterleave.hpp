@@ -21,8 +21,8 @@
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/error.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {

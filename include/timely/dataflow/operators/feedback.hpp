@@ -24,7 +24,7 @@
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/error.hpp>
 #include <timely/progress/frontier.hpp>
 
 namespace timely::dataflow {

@@ -24,11 +24,11 @@
 #include <vector>
 
 #include <timely/container/container.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/message.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/operate.hpp>
 #include <timely/scheduling/activations.hpp>
 

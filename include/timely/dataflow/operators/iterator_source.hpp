@@ -55,12 +55,12 @@
 
 #include <timely/container/container.hpp>
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operators/generic.hpp>
 #include <timely/dataflow/operators/probe.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/scheduling/activations.hpp>
 

@@ -26,7 +26,7 @@
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/describe.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/error.hpp>
 
 namespace timely::dataflow::operators {

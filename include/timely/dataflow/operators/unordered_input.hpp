@@ -35,11 +35,11 @@
 #include <vector>
 
 #include <timely/dataflow/capability.hpp>
+#include <timely/dataflow/error.hpp>
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/describe.hpp>
-#include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::dataflow {

@@ -17,7 +17,7 @@
 ///
 /// Worker `w` of a capture on `W` workers writes partition `w` of the stream (partitions 0 to
 /// W-1). Every log record is one whole thing, in offset order:
-///   - offset 0: the capture header: the capture format's stream header (capture_format.hpp:
+///   - offset 0: the capture header: the capture format's stream header (capture/format.hpp:
 ///     magic, version, the time and record type names, CRC-32), then u32 partition, u32
 ///     workers `W` (little-endian), zero bytes up to a multiple of 8;
 ///   - every later offset: one event as a frame of the capture format (kind, length, CRC-32,
@@ -28,7 +28,7 @@
 /// place from a copy of the batch (one copy per log batch, not per record). A replay does not
 /// check the frames' CRC-32: the log's reader has checked the XXH3 checksum of every batch it
 /// hands out, which covers the frames; every field is still checked as it is decoded.
-/// The events are those of `capture_into` (capture_event.hpp): progress changes relative to an
+/// The events are those of `capture_into` (capture/event.hpp): progress changes relative to an
 /// implicit count of 1 at `minimum<T>()` per partition, and containers of records at a time.
 /// The events a capture operator pushes in one scheduling are appended as one log batch.
 ///
@@ -110,12 +110,12 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/event.hpp>
+#include <timely/capture/format.hpp>
+#include <timely/capture/frames.hpp>
 #include <timely/communication/codec.hpp>
 #include <timely/container/container.hpp>
 #include <timely/dataflow/operators/capture.hpp>
-#include <timely/dataflow/operators/capture_event.hpp>
-#include <timely/dataflow/operators/capture_format.hpp>
-#include <timely/dataflow/operators/capture_frames.hpp>
 #include <timely/dataflow/scope.hpp>
 #include <timely/dataflow/stream.hpp>
 #include <timely/durable/error.hpp>
@@ -123,14 +123,14 @@
 #include <timely/durable/log.hpp>
 #include <timely/durable/reader.hpp>
 #include <timely/durable/writer.hpp>
-#include <timely/order.hpp>
 #include <timely/progress/codecs.hpp>
+#include <timely/progress/order.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/scheduling/activations.hpp>
 
 namespace timely::durable::operators {
 
-namespace capture = timely::dataflow::capture;
+namespace capture = timely::capture;
 
 /// The default conversion of a time to a log record's timestamp: integers as themselves
 /// (clamped to the i64 range), anything else 0.

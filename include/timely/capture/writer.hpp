@@ -1,10 +1,10 @@
 /// \file
 /// `EventWriterCore<T, C>`: writes the events of a captured stream of containers `C` to a
-/// `std::ostream` (or a file) in timely's binary event format, defined in capture_format.hpp,
+/// `std::ostream` (or a file) in timely's binary event format, defined in capture/format.hpp,
 /// encoding times and containers with `communication::Codec` (columnar batches in their 8-byte
 /// aligned layout, aligned in the file); `EventWriter<T, D>` is its `std::vector<D>` case. Read
-/// them back with `EventReaderCore` (capture_reader.hpp) or `MappedEventReaderCore`
-/// (capture_mapped.hpp).
+/// them back with `EventReaderCore` (capture/reader.hpp) or `MappedEventReaderCore`
+/// (capture/mapped.hpp).
 /// Source of the idea: the reference's `EventWriter`. Thread-safety: a writer belongs to one
 /// thread at a time.
 #pragma once
@@ -21,16 +21,16 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/event.hpp>
+#include <timely/capture/format.hpp>
+#include <timely/capture/frames.hpp>
 #include <timely/communication/codec.hpp>
-#include <timely/dataflow/operators/capture_event.hpp>
-#include <timely/dataflow/operators/capture_format.hpp>
-#include <timely/dataflow/operators/capture_frames.hpp>
 #include <timely/progress/codecs.hpp>
 
-namespace timely::dataflow::capture {
+namespace timely::capture {
 
 /// Writes events of a stream with times `T` and containers `C` to a `std::ostream` in the
-/// format of capture_format.hpp: the header when constructed, then one frame per `push`. An
+/// format of capture/format.hpp: the header when constructed, then one frame per `push`. An
 /// `EventSink`. Alignment in the format is relative to the header's first byte, which is the
 /// file's first byte for `create`.
 ///
@@ -126,4 +126,4 @@ class EventWriterCore {
 template <class T, class D>
 using EventWriter = EventWriterCore<T, std::vector<D>>;
 
-}  // namespace timely::dataflow::capture
+}  // namespace timely::capture

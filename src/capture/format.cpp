@@ -1,4 +1,4 @@
-// The capture format's CRC-32 (timely/dataflow/operators/capture_format.hpp), computed by zlib:
+// The capture format's CRC-32 (timely/capture/format.hpp), computed by zlib:
 // the project's checksums come from a well-kept library, and zlib's table-driven, word-at-a-time
 // CRC-32 is the same IEEE 802.3 function at many times the speed of a byte-at-a-time loop.
 #include <zlib.h>
@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <span>
 
-#include <timely/dataflow/operators/capture_format.hpp>
+#include <timely/capture/format.hpp>
 
-namespace timely::dataflow::capture {
+namespace timely::capture {
 
 std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc) noexcept {
   // zlib returns its initial value (0), not `crc`, for a null buffer: an empty span changes
@@ -18,4 +18,4 @@ std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc) noex
   return static_cast<std::uint32_t>(::crc32_z(crc, bytes.data(), bytes.size()));
 }
 
-}  // namespace timely::dataflow::capture
+}  // namespace timely::capture

@@ -1,5 +1,5 @@
 /// \file
-/// The pieces of the binary event format (capture_format.hpp) that the writer and both readers
+/// The pieces of the binary event format (capture/format.hpp) that the writer and both readers
 /// share: the records' type name in the header (`data_type_name<C>()`), encoding the header and
 /// one frame (`encode_header`, `encode_frame`), and checking and decoding them (`check_header`,
 /// `check_kind`, `frame_total`, `decode_frame` with or without its CRC-32, `truncated`). Everything here is
@@ -26,13 +26,13 @@
 #include <variant>
 #include <vector>
 
+#include <timely/capture/event.hpp>
+#include <timely/capture/format.hpp>
 #include <timely/communication/codec.hpp>
 #include <timely/container/container.hpp>
-#include <timely/dataflow/operators/capture_event.hpp>
-#include <timely/dataflow/operators/capture_format.hpp>
 #include <timely/progress/codecs.hpp>
 
-namespace timely::dataflow::capture::detail {
+namespace timely::capture::detail {
 
 /// The records' type name the header holds: `Codec<D>::name()` for `std::vector<D>` (as every
 /// version-1 file has it), `Codec<C>::name()` for any other container.
@@ -246,4 +246,4 @@ EventCore<T, C> decode_frame(std::span<const std::uint8_t> frame, std::uint64_t 
   }
 }
 
-}  // namespace timely::dataflow::capture::detail
+}  // namespace timely::capture::detail

@@ -1,10 +1,10 @@
 /// \file
 /// `EventReaderCore<T, C>` and `ReaderOptions`: read the events of a captured stream of
 /// containers `C` back from a `std::istream` (or a file) in timely's binary event format,
-/// defined in capture_format.hpp, checking everything and throwing `FormatError` on any problem;
+/// defined in capture/format.hpp, checking everything and throwing `FormatError` on any problem;
 /// complete or live (growing) input. `EventReader<T, D>` is its `std::vector<D>` case. Columnar
 /// batches read this way are copied out of the read buffer (once, aligned); to read a finished
-/// file in place use `MappedEventReaderCore` (capture_mapped.hpp). Source of the idea: the
+/// file in place use `MappedEventReaderCore` (capture/mapped.hpp). Source of the idea: the
 /// reference's `EventReader`. Thread-safety: a reader belongs to one thread at a time.
 #pragma once
 
@@ -22,13 +22,13 @@
 #include <utility>
 #include <vector>
 
+#include <timely/capture/event.hpp>
+#include <timely/capture/format.hpp>
+#include <timely/capture/frames.hpp>
 #include <timely/communication/codec.hpp>
-#include <timely/dataflow/operators/capture_event.hpp>
-#include <timely/dataflow/operators/capture_format.hpp>
-#include <timely/dataflow/operators/capture_frames.hpp>
 #include <timely/progress/codecs.hpp>
 
-namespace timely::dataflow::capture {
+namespace timely::capture {
 
 /// How an `EventReader` treats the end of its input.
 struct ReaderOptions {
@@ -43,13 +43,13 @@ struct ReaderOptions {
 };
 
 /// Reads events of a stream with times `T` and containers `C` from a `std::istream` in the format
-/// of capture_format.hpp. An `EventSource`: `next()` returns the next whole event, or `std::nullopt` if none
+/// of capture/format.hpp. An `EventSource`: `next()` returns the next whole event, or `std::nullopt` if none
 /// is available (in complete mode: the end was reached, see `exhausted()`).
 ///
 /// Holds the stream (borrowed, or owned when given as `std::unique_ptr`) and the bytes of the
 /// item being read (at most one header or event, read in chunks of at most 1 MiB). Checks the
 /// header's magic, version, flags, checksum and type names against `Codec<T>::name()` and
-/// the records' type name (capture_format.hpp), and every frame's kind, length, checksum and
+/// the records' type name (capture/format.hpp), and every frame's kind, length, checksum and
 /// fields.
 /// \throws FormatError on any problem, with its kind and byte offset; a reader that threw throws
 /// the same error again if called again. Movable, not copyable; one thread at a time.
@@ -203,4 +203,4 @@ class EventReaderCore {
 template <class T, class D>
 using EventReader = EventReaderCore<T, std::vector<D>>;
 
-}  // namespace timely::dataflow::capture
+}  // namespace timely::capture

@@ -1,12 +1,12 @@
 /// \file
 /// The binary event format of captured streams: its definition (below), the constants and the
 /// CRC-32 it uses, and `FormatError`, what a malformed, truncated or mismatched stream throws.
-/// `EventWriterCore<T, C>` (capture_writer.hpp) writes events to any `std::ostream` in this
-/// format; `EventReaderCore<T, C>` (capture_reader.hpp) reads them back from any `std::istream`,
-/// and `MappedEventReaderCore<T, C>` (capture_mapped.hpp) from a mapped file, reading columnar
+/// `EventWriterCore<T, C>` (capture/writer.hpp) writes events to any `std::ostream` in this
+/// format; `EventReaderCore<T, C>` (capture/reader.hpp) reads them back from any `std::istream`,
+/// and `MappedEventReaderCore<T, C>` (capture/mapped.hpp) from a mapped file, reading columnar
 /// batches in place. `EventWriter<T, D>`, `EventReader<T, D>` and `MappedEventReader<T, D>` are
 /// their `std::vector<D>` cases. Values are encoded by `communication::Codec<X>`; the frames are
-/// built and checked by capture_frames.hpp.
+/// built and checked by capture/frames.hpp.
 ///
 /// # Format, version 1
 ///
@@ -49,7 +49,7 @@
 /// value and final xor 0xFFFFFFFF), computed by zlib. A body must be consumed exactly by its
 /// fields. A reader of frames whose bytes something stronger has already verified (a durable log
 /// record, whose batch's XXH3 checksum the log's reader checked) may skip the frames' CRC-32
-/// (`detail::FrameChecksum::trusted`, capture_frames.hpp); readers of files and byte streams check it.
+/// (`detail::FrameChecksum::trusted`, capture/frames.hpp); readers of files and byte streams check it.
 ///
 /// Value encodings: `timely::communication::Codec<X>`, the serialization customization point of
 /// timely/communication/codec.hpp (its file comment has the full table). In short: `bool` one byte 0 or 1;
@@ -94,7 +94,7 @@
 
 #include <timely/error.hpp>
 
-namespace timely::dataflow::capture {
+namespace timely::capture {
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -110,7 +110,7 @@ enum class FormatErrorKind {
   EventTooLarge,       ///< an event length above the reader's `max_event_bytes`
   ChecksumMismatch,    ///< a header or event whose CRC-32 does not match its bytes
   BadPayload,          ///< an event body whose fields do not decode, or with bytes left over
-  ProtocolViolation,   ///< events that break the capture protocol (see capture_event.hpp)
+  ProtocolViolation,   ///< events that break the capture protocol (see capture/event.hpp)
   Incomplete,          ///< a complete stream that ends while it still holds capabilities
   Io,                  ///< the underlying stream failed
 };
@@ -192,7 +192,7 @@ class FormatError : public timely::Error {
 
 /// Continues a CRC-32 (IEEE 802.3, as zlib's `crc32`) over `bytes`. Start with `crc = 0`; the
 /// result of one call is the `crc` of the next over the following bytes. Computed by zlib's
-/// `crc32_z` (src/core/capture_format.cpp; zlib is linked privately by timely_core, and this
+/// `crc32_z` (src/capture/format.cpp; zlib is linked privately by timely_core, and this
 /// header does not include it).
 std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0) noexcept;
 
@@ -216,4 +216,4 @@ inline std::uint64_t read_le(const std::uint8_t* p, std::size_t width) {
   return v;
 }
 }  // namespace detail
-}  // namespace timely::dataflow::capture
+}  // namespace timely::capture

@@ -40,7 +40,7 @@
 
 #include <timely/container/container.hpp>
 
-namespace timely::dataflow::capture {
+namespace timely::capture {
 
 /// Capability count changes of a captured stream: `(time, diff)` pairs, relative to an implicit
 /// starting count of 1 at `minimum<T>()`. Diffs are record-free counts (not records).
@@ -196,4 +196,4 @@ std::vector<std::pair<typename S::Time, typename S::Container>> extract(S& sourc
   return out;
 }
 
-}  // namespace timely::dataflow::capture
+}  // namespace timely::capture

@@ -1,6 +1,6 @@
 /// \file
 /// `MappedEventReaderCore<T, C>`: reads a finished capture file in timely's binary event format
-/// (capture_format.hpp) through a read-only memory mapping (POSIX `mmap`), so that columnar
+/// (capture/format.hpp) through a read-only memory mapping (POSIX `mmap`), so that columnar
 /// batches borrow the file's bytes in place: no copy, no allocation per record, the mapping
 /// kept alive by every batch that borrows it. `MappedEventReader<T, D>` is its `std::vector<D>`
 /// case (records are decoded out of the mapping as `EventReader` decodes them from a stream).
@@ -36,13 +36,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <timely/capture/event.hpp>
+#include <timely/capture/format.hpp>
+#include <timely/capture/frames.hpp>
 #include <timely/communication/codec.hpp>
 #include <timely/container/container.hpp>
-#include <timely/dataflow/operators/capture_event.hpp>
-#include <timely/dataflow/operators/capture_format.hpp>
-#include <timely/dataflow/operators/capture_frames.hpp>
 
-namespace timely::dataflow::capture {
+namespace timely::capture {
 
 /// A whole file mapped read-only (`PROT_READ`, `MAP_PRIVATE`); unmapped when destroyed. An empty
 /// file maps to no bytes. Immutable once made; share it through `std::shared_ptr`.
@@ -195,4 +195,4 @@ class MappedEventReaderCore {
 template <class T, class D>
 using MappedEventReader = MappedEventReaderCore<T, std::vector<D>>;
 
-}  // namespace timely::dataflow::capture
+}  // namespace timely::capture
