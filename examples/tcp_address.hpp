@@ -8,7 +8,6 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/system/error_code.hpp>
 
-
 #include "common.hpp"
 
 #include <timely/communication/error.hpp>

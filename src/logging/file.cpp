@@ -69,8 +69,7 @@ std::string system_reason(int error) { return std::strerror(error); }
 LogFileError::LogFileError(std::filesystem::path path, std::optional<std::uint64_t> offset,
                            const std::string& what)
     : timely::Error("log file '" + path.string() + "'" +
-                         (offset ? " at byte offset " + std::to_string(*offset) : std::string()) + ": " +
-                         what),
+                    (offset ? " at byte offset " + std::to_string(*offset) : std::string()) + ": " + what),
       path_(std::move(path)),
       offset_(offset) {}
 

@@ -21,10 +21,10 @@
 
 using namespace timely::dataflow::operators;
 using timely::dataflow::Capability;
+using timely::dataflow::CapabilityCounts;
 using timely::dataflow::CapabilitySet;
 using timely::dataflow::InputCapability;
 using timely::progress::Antichain;
-using timely::dataflow::CapabilityCounts;
 using timely::progress::ChangeBatch;
 using Time = std::uint64_t;
 

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include <timely/dataflow/error.hpp>
-#include <timely/progress/describe.hpp>
 #include <timely/progress/change_batch.hpp>
 #include <timely/progress/connectivity.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/timestamp.hpp>
 #include <timely/scheduling/activations.hpp>

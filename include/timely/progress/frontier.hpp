@@ -15,8 +15,8 @@
 
 #include <timely/container/small_vector.hpp>
 
-#include <timely/progress/order.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/order.hpp>
 
 namespace timely::progress {
 

@@ -34,8 +34,8 @@
 #include <utility>
 #include <vector>
 
-#include <timely/progress/describe.hpp>
 #include <timely/progress/change_batch.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/error.hpp>
 #include <timely/progress/frontier.hpp>
 #include <timely/progress/location.hpp>

@@ -20,8 +20,8 @@
 #include <string>
 #include <type_traits>
 
-#include <timely/progress/describe.hpp>
 #include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 #include <timely/progress/order.hpp>
 #include <timely/progress/timestamp.hpp>
 

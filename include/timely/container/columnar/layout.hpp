@@ -62,7 +62,7 @@ class LayoutError : public timely::Error {
  public:
   LayoutError(std::string column, std::size_t offset, std::string problem)
       : timely::Error("timely: columnar batch: column " + column + " at byte offset " +
-                           std::to_string(offset) + ": " + problem),
+                      std::to_string(offset) + ": " + problem),
         column_(std::move(column)),
         offset_(offset),
         problem_(std::move(problem)) {}

@@ -26,8 +26,8 @@
 #include <timely/dataflow/operator_builder.hpp>
 #include <timely/dataflow/pact.hpp>
 #include <timely/dataflow/stream.hpp>
-#include <timely/progress/describe.hpp>
 #include <timely/error.hpp>
+#include <timely/progress/describe.hpp>
 
 namespace timely::dataflow::operators {
 
