@@ -18,9 +18,18 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-npm pack --silent vega-datasets@3.2.1 >/dev/null
+# npm's own output goes to a log, which a failure prints (an unreachable registry, a proxy's
+# certificate) with the command that failed.
+npm_quietly() {
+  if ! npm "$@" >"$tmp/npm.log" 2>&1; then
+    echo "fetch-flights: 'npm $*' failed:" >&2
+    tail -n 20 "$tmp/npm.log" >&2
+    exit 1
+  fi
+}
+npm_quietly pack vega-datasets@3.2.1
 tar xzf vega-datasets-3.2.1.tgz package/data/flights-3m.parquet
-npm install --silent --no-audit --no-fund --no-save hyparquet@1.33.0 hyparquet-compressors@1.1.2 >/dev/null
+npm_quietly install --no-audit --no-fund --no-save hyparquet@1.33.0 hyparquet-compressors@1.1.2
 cp "$root/scripts/flights-to-csv.mjs" .
 node flights-to-csv.mjs package/data/flights-3m.parquet "$out.partial"
 size=$(stat -c %s "$out.partial")
