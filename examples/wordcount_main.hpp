@@ -20,6 +20,7 @@
 #include <timely/timely.hpp>
 
 #include "common.hpp"
+#include "line_output.hpp"
 #include "progress_line.hpp"
 #include "wordcount_dataflow.hpp"
 
@@ -146,13 +147,15 @@ int main(int argc, char** argv, const char* name, const char* default_text, Buil
     for (const auto& part : results) done = std::max(done, part.done);
     const double seconds = std::chrono::duration<double>(done - start).count();
 
+    // Whole lines in atomic writes: the processes of one computation may share a pipe.
     std::uint64_t words = 0, distinct = 0;
+    examples::LineOutput out;
     for (const auto& part : results) {
       words += part.words;
       distinct += part.distinct;
-      std::fwrite(part.lines.data(), 1, part.lines.size(), stdout);
+      out.append(part.lines);
     }
-    std::fflush(stdout);
+    out.flush();
     // With -n P each process counts (and prints) only its own workers' words: say so.
     std::string share;
     if (config.processes > 1)
