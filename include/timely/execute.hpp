@@ -238,9 +238,10 @@ int run_reporting(const char* program, const std::function<void()>& body) noexce
 /// worker (`execute_from_args`), then returns the status for `main` to return, so that
 /// `int main(int argc, char** argv) { return timely::run(argc, argv, closure); }` is complete.
 ///
-/// `closure` is called as `closure(Worker&)`, or as `closure(Worker&, const
-/// std::vector<std::string>& args)` with the program's own (positional) arguments in order;
-/// its results are dropped. With the first form, any positional argument is a bad argument.
+/// `closure` is called as `closure(Worker&)`, or as `closure(Worker&, const Config&)` with the
+/// configuration the arguments gave, whose `positional` holds the program's own arguments in
+/// order; its results are dropped. With the first form, any positional argument is a bad
+/// argument.
 ///
 /// Returns 0 after the computation completes, and after `--help`, whose usage text it prints
 /// to standard output; 2 for bad arguments (`ConfigError`, from the arguments or from the
@@ -257,18 +258,18 @@ int run_reporting(const char* program, const std::function<void()>& body) noexce
 template <class F>
 int run(int argc, const char* const* argv, F&& closure) {
   constexpr bool plain = std::is_invocable_v<F&, Worker&>;
-  constexpr bool with_args = std::is_invocable_v<F&, Worker&, const std::vector<std::string>&>;
-  static_assert(plain || with_args,
+  constexpr bool with_config = std::is_invocable_v<F&, Worker&, const Config&>;
+  static_assert(plain || with_config,
                 "timely::run: the closure must be callable as closure(Worker&) or as "
-                "closure(Worker&, const std::vector<std::string>& args)");
+                "closure(Worker&, const timely::Config&)");
   const char* program = argc > 0 && argv[0] != nullptr ? argv[0] : "timely";
   return detail::run_reporting(program, [&] {
     const Config config = Config::from_args(argc, argv);
     if constexpr (plain) {
       if (!config.positional.empty()) detail::throw_unexpected_positional(config.positional);
       (void)execute(config, closure);
-    } else if constexpr (with_args) {
-      (void)execute(config, [&](Worker& worker) { return closure(worker, config.positional); });
+    } else if constexpr (with_config) {
+      (void)execute(config, [&](Worker& worker) { return closure(worker, config); });
     }
   });
 }

@@ -103,15 +103,18 @@ TEST_CASE("run names a bad flag on standard error and returns 2", "[conformance]
   CHECK(calls == 0);
 }
 
-TEST_CASE("run hands the program's own arguments to a closure that takes them", "[conformance][run]") {
+TEST_CASE("run hands the configuration to a closure that takes it", "[conformance][run]") {
   std::vector<std::vector<std::string>> seen(2);
-  const auto outcome = run_captured({"first", "-w", "2", "second"},
-                                    [&](timely::Worker& worker, const std::vector<std::string>& args) {
-                                      seen[worker.index()] = args;
-                                      return worker.index();  // results are dropped
-                                    });
+  std::atomic<std::size_t> workers{0};
+  const auto outcome =
+      run_captured({"first", "-w", "2", "second"}, [&](timely::Worker& worker, const timely::Config& config) {
+        seen[worker.index()] = config.positional;  // the program's own arguments
+        workers = config.workers;
+        return worker.index();  // results are dropped
+      });
   CHECK(outcome.status == 0);
   CHECK(outcome.err.empty());
+  CHECK(workers == 2);
   for (const auto& args : seen) CHECK(args == std::vector<std::string>{"first", "second"});
 }
 
