@@ -5,10 +5,14 @@
 # named file's contents (the path is relative to the Markdown file). Fails on the first
 # difference with its line number, on a marker without a block, and on a missing file.
 #   cmake -DBOOK_DIR=<book directory> -P check_listings.cmake
+# or, for one Markdown file (the README's hello program):
+#   cmake -DMARKDOWN=<file> -P check_listings.cmake
 cmake_minimum_required(VERSION 3.25)
 
-if(NOT DEFINED BOOK_DIR)
-  message(FATAL_ERROR "check_listings.cmake: BOOK_DIR is not set")
+if(DEFINED MARKDOWN)
+  get_filename_component(BOOK_DIR "${MARKDOWN}" DIRECTORY)
+elseif(NOT DEFINED BOOK_DIR)
+  message(FATAL_ERROR "check_listings.cmake: neither BOOK_DIR nor MARKDOWN is set")
 endif()
 
 set(marker_open "<!-- listing: ")
@@ -60,7 +64,11 @@ function(common_prefix a b out)
   set(${out} ${lo} PARENT_SCOPE)
 endfunction()
 
-file(GLOB_RECURSE chapters "${BOOK_DIR}/*.md")
+if(DEFINED MARKDOWN)
+  set(chapters "${MARKDOWN}")
+else()
+  file(GLOB_RECURSE chapters "${BOOK_DIR}/*.md")
+endif()
 list(SORT chapters)
 foreach(chapter IN LISTS chapters)
   file(RELATIVE_PATH chapter_name "${BOOK_DIR}" "${chapter}")

@@ -118,8 +118,8 @@ struct WordKeyOps {
   }
 };
 
-/// As `wordcount::count_words`, reading the words of columnar batches in place: after each time
-/// completes, emits (word, total so far) for every word whose count changed at that time.
+/// As `count_words` of examples/wordcount.cpp, reading the words of columnar batches in place: after each
+/// time completes, emits (word, total so far) for every word whose count changed at that time.
 auto count_words() {
   using namespace timely::dataflow::operators;
   return unary_frontier<WordsBuilder>(timely::Pipeline{}, "CountWords", [](auto, const auto&) {

@@ -213,12 +213,8 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph
     timely::OperatorBuilder<Inner> builder(inner, "PageRank");
     auto share_in =
         builder.new_input(cycle, timely::Exchange{[](const Share& s) { return std::uint64_t{s.worker}; }});
-    auto share_out_made = builder.template new_output<Share>();
-    auto& share_out = share_out_made.first;
-    auto& shares = share_out_made.second;
-    auto rank_out_made = builder.template new_output<Ranked>();
-    auto& rank_out = rank_out_made.first;
-    auto& ranked = rank_out_made.second;
+    auto shares = builder.template new_output<Share>();
+    auto ranked = builder.template new_output<Ranked>();
 
     detail::State state;
     state.nodes = graph.nodes();
@@ -229,8 +225,8 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph
       // caps[0] sends the first shares, caps[1] the final ranks (any time will do for those: they
       // leave the loop, where only the outer time counts).
       state.build_graph(graph);
-      return [state = std::move(state), share_in = std::move(share_in), share_out = std::move(share_out),
-              rank_out = std::move(rank_out), completed,
+      return [state = std::move(state), share_in = std::move(share_in), share_out = std::move(shares.handle),
+              rank_out = std::move(ranked.handle), completed,
               start = std::optional<timely::Capability<Inner>>(std::move(caps[0])),
               finish = std::optional<timely::Capability<Inner>>(std::move(caps[1]))]() mutable {
         share_in.for_each([&](const timely::InputCapability<Inner>& cap, std::vector<Share>& batch) {
@@ -271,8 +267,8 @@ timely::Stream<Time, Ranked> ranks(Scope& scope, const graphs::GraphInput& graph
       };
     });
 
-    shares | connect_loop(handle);
-    return ranked | leave(scope);
+    shares.stream | connect_loop(handle);
+    return ranked.stream | leave(scope);
   });
 }
 

@@ -217,12 +217,8 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
       edge_changes, timely::Exchange{[](const EdgeChange& c) { return std::uint64_t{c.first.first}; }});
   auto rank_in =
       builder.new_input(cycle, timely::Exchange{[](const RankChange& c) { return std::uint64_t{c.first}; }});
-  auto change_made = builder.template new_output<RankChange>();
-  auto& change_out = change_made.first;  // not structured bindings: clang 14 cannot capture them
-  auto& changes = change_made.second;
-  auto stats_made = builder.template new_output<RoundStats>();
-  auto& stats_out = stats_made.first;
-  auto& stats = stats_made.second;
+  auto changes = builder.template new_output<RankChange>();
+  auto stats = builder.template new_output<RoundStats>();
 
   const std::size_t index = scope.index(), peers = scope.peers();
   builder.build([&, index, peers](std::vector<timely::Capability<Time>>) {
@@ -238,8 +234,8 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
     std::vector<RankChange> before, after;
     return [nodes, slot_of = graphs::SlotOf(peers), stash = std::move(stash), state = std::move(state),
             spare = std::move(spare), before = std::move(before), after = std::move(after),
-            edge_in = std::move(edge_in), rank_in = std::move(rank_in), change_out = std::move(change_out),
-            stats_out = std::move(stats_out)]() mutable {
+            edge_in = std::move(edge_in), rank_in = std::move(rank_in),
+            change_out = std::move(changes.handle), stats_out = std::move(stats.handle)]() mutable {
       auto entry = [&](const timely::InputCapability<Time>& cap) -> Stash& {
         auto it = stash.find(cap.time());
         if (it == stash.end()) {
@@ -314,10 +310,10 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
       }
     };
   });
-  changes | connect_loop(handle);
+  changes.stream | connect_loop(handle);
 
   auto total =
-      stats |
+      stats.stream |
       unary_frontier<RoundStats>(
           timely::Exchange{[](const RoundStats&) { return std::uint64_t{0}; }}, "RoundTotal",
           [](auto, const auto&) {
@@ -341,7 +337,7 @@ std::pair<timely::Stream<Time, RankChange>, timely::Stream<Time, RoundStats>> ra
               }
             };
           });
-  return {changes, total};
+  return {changes.stream, total};
 }
 
 /// Runs the reference's input through `input` on worker `worker`: round 0 this worker's share of

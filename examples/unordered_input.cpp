@@ -25,9 +25,9 @@ int main(int argc, char** argv) {
       const std::size_t index = worker.index();
       std::uint64_t count = 0, sum = 0;
       timely::ProbeHandle<Time> probe;
-      auto [handle, cap] = worker.dataflow<Time>([&](auto& scope) {
-        auto [input, capability, stream] = new_unordered_input<std::uint64_t>(scope);
-        stream | inspect_batch([&, index](const Time& t, const std::vector<std::uint64_t>& batch) {
+      auto feed = worker.dataflow<Time>([&](auto& scope) {
+        auto input = new_unordered_input<std::uint64_t>(scope);
+        input.stream | inspect_batch([&, index](const Time& t, const std::vector<std::uint64_t>& batch) {
           std::string records;
           for (auto x : batch) {
             records += (records.empty() ? "" : ", ") + std::to_string(x);
@@ -37,14 +37,14 @@ int main(int argc, char** argv) {
           std::printf("worker %zu:\t%llu -> [%s]\n", index, static_cast<unsigned long long>(t),
                       records.c_str());
         }) | probe_with(probe);
-        return std::pair(std::move(input), std::move(capability));
+        return std::move(input).feed();
       });
       for (Time round = 0; round < 10; ++round) {
-        handle.session(cap).give(round);
-        cap = cap.delayed(round + 1);  // the old capability is released as it is replaced
+        feed.handle.session(feed.capability).give(round);
+        feed.capability = feed.capability.delayed(round + 1);  // the old one is released as it is replaced
         worker.step();
       }
-      cap.reset();  // no more records: the stream can complete
+      feed.capability.reset();  // no more records: the stream can complete
       while (!probe.done()) worker.step_or_park(std::chrono::milliseconds(1));
       std::printf("worker %zu:\tsaw %llu records, sum %llu; the stream is complete\n", index,
                   static_cast<unsigned long long>(count), static_cast<unsigned long long>(sum));

@@ -1,29 +1,62 @@
-// The main program of the word-counting examples (`wordcount`, and `columnar` over columnar
-// batches): each worker reads its share of FILE's lines (a byte range, cut at line ends) and
-// feeds them in epochs of a fixed number of lines, a few lines to a record, into the dataflow
-// that `build` makes; at the end every distinct word is printed once on stdout as "WORD COUNT"
-// and a summary goes to stderr.
+// The main program of the `columnar` example (examples/wordcount.cpp is the same program over
+// vectors, written out in one file): each worker reads its share of FILE's lines (a byte range,
+// cut at line ends) and feeds them in epochs of a fixed number of lines, a few lines to a record,
+// into the dataflow that `build` makes; at the end every distinct word is printed once on stdout
+// as "WORD COUNT" and a summary goes to stderr.
 #pragma once
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include <boost/container_hash/hash.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include <timely/timely.hpp>
 
 #include "common.hpp"
+#include "line_output.hpp"
 #include "progress_line.hpp"
-#include "wordcount_dataflow.hpp"
 
 namespace wordcount {
+
+using Time = std::uint64_t;
+using Count = std::int64_t;
+using WordCount = std::pair<std::string, Count>;
+/// Hashes strings and string views alike, so a map keyed by `std::string` can be searched by
+/// view (no string made to look a word up).
+struct WordHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return boost::hash<std::string_view>{}(s); }
+};
+/// Each word's most recent total, on the worker that owns the word.
+using Latest = boost::unordered_flat_map<std::string, Count, WordHash, std::equal_to<>>;
+
+/// Calls `f(std::string_view word)` for every word of `text`: the runs of bytes other than the
+/// six ASCII whitespace bytes, as `tr '[:space:]'` sees them in the C locale.
+template <class F>
+void for_each_word(std::string_view text, F&& f) {
+  const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  for (std::size_t i = 0, n = text.size(); i < n;) {
+    while (i < n && space(text[i])) ++i;
+    const std::size_t start = i;
+    while (i < n && !space(text[i])) ++i;
+    if (i > start) f(text.substr(start, i - start));
+  }
+}
 
 constexpr std::uint64_t kLinesPerEpoch = 50'000;
 constexpr std::uint64_t kLinesPerChunk = 32;
@@ -146,13 +179,15 @@ int main(int argc, char** argv, const char* name, const char* default_text, Buil
     for (const auto& part : results) done = std::max(done, part.done);
     const double seconds = std::chrono::duration<double>(done - start).count();
 
+    // Whole lines in atomic writes: the processes of one computation may share a pipe.
     std::uint64_t words = 0, distinct = 0;
+    examples::LineOutput out;
     for (const auto& part : results) {
       words += part.words;
       distinct += part.distinct;
-      std::fwrite(part.lines.data(), 1, part.lines.size(), stdout);
+      out.append(part.lines);
     }
-    std::fflush(stdout);
+    out.flush();
     // With -n P each process counts (and prints) only its own workers' words: say so.
     std::string share;
     if (config.processes > 1)

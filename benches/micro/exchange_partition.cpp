@@ -14,7 +14,7 @@
 //   * `U64/targets`: `uint64_t` records routed by the value itself (examples/exchange.cpp).
 //   * `StringI64/targets`: `(std::string, int64_t)` records with words of 3 to 12 letters
 //     (within the short-string buffer), routed by `boost::hash` of the word, the route of
-//     wordcount (examples/wordcount_dataflow.hpp) and of the keyed operators (`exchange_by_key`).
+//     wordcount (examples/wordcount.cpp) and of the keyed operators (`exchange_by_key`).
 //   * `Columnar/targets`: `columnar::Batch<(u64, std::string)>` batches of 1 MiB (about 40,000
 //     records with texts of 5 to 15 bytes, as `exchange --strings --columnar` sends), routed by
 //     the u64: the pusher's counting sort of indices by target and its column-wise gathers into

@@ -68,14 +68,14 @@ int main(int argc, char** argv) {
     std::vector<std::string> records;
     timely::ProbeHandle<P> inside;      // on the stream inside the iterative scope
     timely::ProbeHandle<Time> outside;  // on the same stream after it leaves
-    auto input = worker.dataflow<Time>([&](auto& scope) {
+    auto feed = worker.dataflow<Time>([&](auto& scope) {
       return scope.template iterative<Time>([&](auto& inner) {
         auto in = new_unordered_input<std::string>(inner);
         auto note = [&records](Time t, const std::string& s) {
           records.push_back(s + " left at outer time " + std::to_string(t));
         };
         in.stream | probe_with(inside) | leave(scope) | inspect_time(note) | probe_with(outside);
-        return in;
+        return std::move(in).feed();  // the handle and the capability; the stream stays inside
       });
     });
     auto report = [&](const char* when) {
@@ -85,12 +85,12 @@ int main(int argc, char** argv) {
     };
 
     // Trade the initial capability at (0, 0) for two incomparable ones.
-    auto at_0_5 = input.capability.delayed(P{0, 5});
-    auto at_1_0 = input.capability.delayed(P{1, 0});
-    input.capability.reset();
+    auto at_0_5 = feed.capability.delayed(P{0, 5});
+    auto at_1_0 = feed.capability.delayed(P{1, 0});
+    feed.capability.reset();
     if (worker.index() == 0) {
-      input.handle.session(at_1_0).give("b");  // times in any order
-      input.handle.session(at_0_5).give("a");
+      feed.handle.session(at_1_0).give("b");  // times in any order
+      feed.handle.session(at_0_5).give("a");
     }
     while (inside.less_than(P{0, 5}) || inside.less_than(P{1, 0})) worker.step();
     report("holding (0, 5) and (1, 0)");

@@ -34,15 +34,12 @@ int main(int argc, char** argv) {
     worker.dataflow<Time>([&](auto& scope) {
       timely::OperatorBuilder<Time> builder(scope, "Rules");
       auto input = builder.new_input(to_stream(scope, one), timely::Pipeline{});
-      auto out0_made = builder.new_output<int>();
-      auto& out0 = out0_made.first;
-      auto& stream0 = out0_made.second;
-      auto out1_made = builder.new_output<int>();
-      auto& out1 = out1_made.first;
-      auto& stream1 = out1_made.second;
+      auto output0 = builder.new_output<int>();  // .handle to write to, .stream to read from
+      auto output1 = builder.new_output<int>();
       builder.set_connection(0, 1, timely::progress::Antichain<Time>(Time{1}));  // input -> output 1: +1
 
-      builder.build([&, input, out0, out1](std::vector<timely::Capability<Time>> initial) mutable {
+      builder.build([&, input, out0 = output0.handle,
+                     out1 = output1.handle](std::vector<timely::Capability<Time>> initial) mutable {
         std::optional<std::vector<timely::Capability<Time>>> caps(std::move(initial));
         return [&, input, out0, out1, caps]() mutable {
           if (caps && worker.index() == 0) {
@@ -70,10 +67,10 @@ int main(int argc, char** argv) {
           });
         };
       });
-      stream0 | inspect_time([&](Time t, int x) {
+      output0.stream | inspect_time([&](Time t, int x) {
         note("output 0 sent " + std::to_string(x) + " at time " + std::to_string(t));
       });
-      stream1 | inspect_time([&](Time t, int x) {
+      output1.stream | inspect_time([&](Time t, int x) {
         note("output 1 sent " + std::to_string(x) + " at time " + std::to_string(t));
       });
     });

@@ -29,14 +29,12 @@ timely::Stream<Time, Summary> summarize(const timely::Stream<Time, Reading>& rea
   timely::OperatorBuilder<Time> builder(readings.scope(), "Summarize");
   auto route = [](const Reading& r) { return static_cast<std::uint64_t>(std::hash<std::string>{}(r.first)); };
   auto input = builder.new_input(readings, timely::Exchange{route});
-  auto output_made = builder.new_output<Summary>();
-  auto& output = output_made.first;
-  auto& stream = output_made.second;
+  auto summaries = builder.new_output<Summary>();  // .handle to write to, .stream to return
 
   // The constructor receives one capability per output, at time 0. The operator keeps it in a
   // CapabilitySet and moves the set along with the input frontier, so it always holds a
   // capability at or before every time the input may still bring, and nothing earlier.
-  builder.build([input, output](std::vector<timely::Capability<Time>> initial) mutable {
+  builder.build([input, output = summaries.handle](std::vector<timely::Capability<Time>> initial) mutable {
     timely::CapabilitySet<Time> caps(std::move(initial[0]));
     std::map<Time, std::map<std::string, Summary>> stash;
     return [input, output, caps = std::move(caps), stash = std::move(stash)]() mutable {
@@ -65,7 +63,7 @@ timely::Stream<Time, Summary> summarize(const timely::Stream<Time, Reading>& rea
       caps.downgrade(input.frontier());
     };
   });
-  return stream;
+  return summaries.stream;
 }
 
 int main(int argc, char** argv) {
@@ -78,21 +76,20 @@ int main(int argc, char** argv) {
   auto parts = timely::execute_from_args(argc, argv, [&](timely::Worker& worker) {
     std::vector<std::tuple<Time, std::string, int, int, int>> out;
     timely::ProbeHandle<Time> probe;
-    auto input = worker.dataflow<Time>([&](auto& scope) {
-      auto [handle, cap, stream] = new_unordered_input<Reading>(scope);
+    auto feed = worker.dataflow<Time>([&](auto& scope) {
+      auto input = new_unordered_input<Reading>(scope);
       auto note = [&out](Time t, const Summary& s) { out.emplace_back(t, s.sensor, s.count, s.low, s.high); };
-      summarize(stream) | inspect_time(note) | probe_with(probe);
-      return std::make_pair(handle, cap);
+      summarize(input.stream) | inspect_time(note) | probe_with(probe);
+      return std::move(input).feed();  // the handle and the capability, for after building
     });
-    auto& [handle, cap] = input;
 
     // An unordered input may send at any time it holds a capability for, in any order.
     std::map<Time, timely::dataflow::ActivateCapability<Time>> caps;
-    for (Time t = 0; t < 3; ++t) caps.emplace(t, cap.delayed(t));
-    cap.reset();
+    for (Time t = 0; t < 3; ++t) caps.emplace(t, feed.capability.delayed(t));
+    feed.capability.reset();
     for (std::size_t i = worker.index(); i < readings.size(); i += worker.peers()) {
       const auto& [t, sensor, value] = readings[i];
-      handle.session(caps.at(t)).give(Reading(sensor, value));
+      feed.handle.session(caps.at(t)).give(Reading(sensor, value));
     }
     caps.clear();  // no more readings at any time
     while (!probe.done()) worker.step();

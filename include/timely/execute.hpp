@@ -4,7 +4,8 @@
 /// `--connect-timeout S`, `--progress-mode eager|demand`, `--log-file PATTERN`, `--monitor HOST:PORT`,
 /// `--monitor-linger SECONDS`, `--launcher NAME`, `--rendezvous HOST:PORT`, `--listen-port PORT`,
 /// `--help`), `execute(config, closure)`,
-/// `execute_from_args(argc, argv, closure)` and `execute_directly(closure)`.
+/// `execute_from_args(argc, argv, closure)`, `execute_directly(closure)`, and `run(argc, argv,
+/// closure)`, which is `execute_from_args` with a program's reporting of errors and `--help`.
 ///
 /// `execute` starts `config.workers` worker threads in this process (connecting first to the
 /// other `config.processes - 1` processes if there are several); each runs `closure(Worker&)`
@@ -50,7 +51,7 @@
 /// workers one file (no `{worker}` with several workers per process, neither `{worker}` nor
 /// `{process}` with several processes) is a `ConfigError`; a file that cannot be created or
 /// written throws `logging::LogFileError` from that worker, and a connection that fails later
-/// (the collector went away) `dataflow::capture::FormatError` from its next step.
+/// (the collector went away) `capture::FormatError` from its next step.
 ///
 /// # Live monitor
 ///
@@ -223,6 +224,54 @@ auto execute(const Config& config, F&& closure) {
 template <class F>
 auto execute_from_args(int argc, const char* const* argv, F&& closure) {
   return execute(Config::from_args(argc, argv), std::forward<F>(closure));
+}
+
+namespace detail {
+/// Runs `body()` and turns what it throws into a message and an exit status, as `run` says;
+/// `program` names the program in the messages.
+int run_reporting(const char* program, const std::function<void()>& body) noexcept;
+/// The error `run` reports for positional arguments its closure cannot take.
+[[noreturn]] void throw_unexpected_positional(const std::vector<std::string>& positional);
+}  // namespace detail
+
+/// Runs a whole program: parses the worker arguments of `argv` and runs `closure` on every
+/// worker (`execute_from_args`), then returns the status for `main` to return, so that
+/// `int main(int argc, char** argv) { return timely::run(argc, argv, closure); }` is complete.
+///
+/// `closure` is called as `closure(Worker&)`, or as `closure(Worker&, const Config&)` with the
+/// configuration the arguments gave, whose `positional` holds the program's own arguments in
+/// order; its results are dropped. With the first form, any positional argument is a bad
+/// argument.
+///
+/// Returns 0 after the computation completes, and after `--help`, whose usage text it prints
+/// to standard output; 2 for bad arguments (`ConfigError`, from the arguments or from the
+/// configuration they make, such as an unusable `--log-file` pattern); 1 for any other failure
+/// (a worker's exception, a lost process, `DataflowError`, any `std::exception` or other
+/// exception). For 1 and 2 it prints one message to standard error, "PROGRAM: MESSAGE", with
+/// PROGRAM the last part of `argv[0]`. Printing is otherwise left to the program: this is the
+/// one function of the library that prints, because a program asks for it by calling it.
+/// Never throws.
+///
+/// Thread-safety: as `execute`; call it from one thread (the main thread, normally).
+/// Source: our own; the reference's examples `unwrap` the result of `execute_from_args`, which
+/// panics with the error (status 101).
+template <class F>
+int run(int argc, const char* const* argv, F&& closure) {
+  constexpr bool plain = std::is_invocable_v<F&, Worker&>;
+  constexpr bool with_config = std::is_invocable_v<F&, Worker&, const Config&>;
+  static_assert(plain || with_config,
+                "timely::run: the closure must be callable as closure(Worker&) or as "
+                "closure(Worker&, const timely::Config&)");
+  const char* program = argc > 0 && argv[0] != nullptr ? argv[0] : "timely";
+  return detail::run_reporting(program, [&] {
+    const Config config = Config::from_args(argc, argv);
+    if constexpr (plain) {
+      if (!config.positional.empty()) detail::throw_unexpected_positional(config.positional);
+      (void)execute(config, closure);
+    } else if constexpr (with_config) {
+      (void)execute(config, [&](Worker& worker) { return closure(worker, config); });
+    }
+  });
 }
 
 /// Runs `closure(Worker&)` with a single worker on the calling thread, then steps until its

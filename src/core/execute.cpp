@@ -1,15 +1,17 @@
 // execute(): a Worker on each thread that communication::initialize starts, and parsing of the
-// worker arguments.
+// worker arguments, and the messages and exit statuses of run().
 #include <timely/execute.hpp>
 
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -309,7 +311,7 @@ lg::Action<E> both(lg::Action<E> first, lg::Action<E> second) {
 template <class E>
 lg::Action<E> connect_logger(const communication::Address& address, const Config& config,
                              const char* variable) {
-  using Writer = dataflow::capture::EventWriter<lg::Duration, dataflow::LogRecord<E>>;
+  using Writer = capture::EventWriter<lg::Duration, dataflow::LogRecord<E>>;
   Writer writer(communication::connect_output_stream(address, config.network.connect_timeout, variable));
   return dataflow::BatchLogger<E, Writer>(std::move(writer));
 }
@@ -515,6 +517,55 @@ void run_workers(const Config& config, const std::function<void(Worker&)>& body)
   if (comm_log) comm_log->finish();  // the network has closed: the final counts (then the file closes)
   comm_log.reset();
   if (monitor && config.monitor_linger.count() > 0) std::this_thread::sleep_for(config.monitor_linger);
+}
+
+namespace {
+
+// The last part of argv[0], as programs name themselves in messages.
+std::string_view program_name(const char* program) {
+  std::string_view name = program;
+  if (const auto slash = name.rfind('/'); slash != std::string_view::npos && slash + 1 < name.size())
+    name.remove_prefix(slash + 1);
+  return name;
+}
+
+void report(const char* program, const char* message) {
+  const auto name = program_name(program);
+  std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(name.size()), name.data(), message);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+int run_reporting(const char* program, const std::function<void()>& body) noexcept {
+  try {
+    body();
+    return 0;
+  } catch (const HelpRequested& help) {
+    std::fputs(help.what(), stdout);
+    std::fflush(stdout);
+    return 0;
+  } catch (const ConfigError& e) {
+    report(program, e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    report(program, "out of memory");
+    return 1;
+  } catch (const std::exception& e) {
+    report(program, e.what());
+    return 1;
+  } catch (...) {
+    report(program, "failed with an exception that is not a std::exception");
+    return 1;
+  }
+}
+
+void throw_unexpected_positional(const std::vector<std::string>& positional) {
+  std::string quoted;
+  for (const auto& arg : positional) quoted += (quoted.empty() ? "'" : " '") + arg + "'";
+  throw ConfigError("timely: bad worker arguments: unexpected argument" +
+                    std::string(positional.size() == 1 ? " " : "s ") + quoted +
+                    ": this program takes only the worker arguments (try --help)");
 }
 
 }  // namespace detail

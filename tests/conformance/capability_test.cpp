@@ -55,9 +55,8 @@ TEST_CASE("a capability used on another output throws", "[conformance][capabilit
         timely::dataflow::OperatorBuilder<Time> builder(scope, "TwoOutputs");
         auto first_made = builder.template new_output<int>();
         auto second_made = builder.template new_output<int>();
-        auto& second = second_made.first;
         builder.build([&](std::vector<timely::dataflow::Capability<Time>> caps) {
-          return [caps = std::move(caps), second = std::move(second)]() mutable {
+          return [caps = std::move(caps), second = std::move(second_made.handle)]() mutable {
             if (!caps.empty()) {
               auto session = second.session(caps[0]);  // caps[0] belongs to the first output
               session.give(1);
@@ -82,12 +81,11 @@ TEST_CASE("input capabilities mint along the input's summaries only", "[conforma
       timely::dataflow::OperatorBuilder<Time> builder(scope, "Summaries");
       auto in = builder.new_input(stream, timely::dataflow::Pipeline{});
       auto plus_two_made = builder.template new_output<int>();
-      auto& plus_two = plus_two_made.first;
       auto unconnected_made = builder.template new_output<int>();
       builder.set_connection(0, 0, timely::progress::Antichain<Time>(2));
       builder.set_connection(0, 1, timely::progress::Antichain<Time>{});
       builder.build([&](std::vector<timely::dataflow::Capability<Time>>) {
-        return [&errors, in = std::move(in), plus_two = std::move(plus_two)]() mutable {
+        return [&errors, in = std::move(in), plus_two = std::move(plus_two_made.handle)]() mutable {
           in.for_each([&](const timely::dataflow::InputCapability<Time>& cap, std::vector<int>&) {
             CHECK(cap.delayed(cap.time() + 2, 0).time() == cap.time() + 2);
             try {

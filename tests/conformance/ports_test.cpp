@@ -45,11 +45,9 @@ std::vector<Stream<Time, std::uint64_t>> source(Scope<Time>& scope, std::size_t 
   std::vector<OperatorOutput<Time, std::uint64_t>> outputs;
   std::vector<Stream<Time, std::uint64_t>> streams;
   for (std::size_t i = 0; i < k; ++i) {
-    auto output_made = builder.template new_output<std::uint64_t>();
-    auto& output = output_made.first;
-    auto& stream = output_made.second;
-    outputs.push_back(std::move(output));
-    streams.push_back(std::move(stream));
+    auto made = builder.template new_output<std::uint64_t>();
+    outputs.push_back(std::move(made.handle));
+    streams.push_back(std::move(made.stream));
   }
   activator = std::make_shared<timely::scheduling::Activator>(builder.activator());
   const bool sends = scope.index() == 0;

@@ -14,6 +14,13 @@ CASE is one of
            `srun -n 2` and `-n 3` of wordcount and pagerank and `sbatch` of
            deploy/slurm/wordcount.sbatch, compares each with one process, and stops both daemons
            (always, also on failure), checking that nothing of them is left.
+  pipe     wordcount as two processes writing to ONE pipe: started directly with the pipe as
+           their standard output (a shell's `(a & b) | sort`), and under timely-run; every line
+           must arrive whole ("WORD COUNT") and their union equal one process's output. The text
+           has about 100 000 distinct words, so each process writes far more than PIPE_BUF.
+           (Not under mpirun: Open MPI gives each rank a pseudo-terminal and relays what it reads
+           from it in chunks that end anywhere, so no program can keep its lines whole in
+           `mpirun ... | sort`; launchers:mpi uses --output-filename, one file per rank.)
   k8s      the StatefulSet of deploy/k8s/wordcount.yaml, its pods played by local processes:
            each gets the environment the manifest and Kubernetes give it (HOSTNAME=wordcount-i,
            TIMELY_PROCESSES, TIMELY_SERVICE, KUBERNETES_SERVICE_HOST) and the manifest's command
@@ -27,6 +34,7 @@ and the inputs of tests/net/net_tests.py.
 import argparse
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -318,6 +326,103 @@ def case_slurm():
 
 
 # ---------------------------------------------------------------------------------------------
+# Two processes, one pipe
+
+WORD_LINE = re.compile(r"\S+ [1-9][0-9]*")
+
+
+def many_words_file():
+    """A text of 30 000 lines of 10 words, about 100 000 of them distinct, the same every time:
+    wordcount's output is then megabytes, many PIPE_BUFs per process."""
+    path = os.path.join(OPTS.work, "many-words.txt")
+    if not os.path.exists(path):
+        import random
+        rng = random.Random(7)
+        with open(path, "w") as f:
+            for _ in range(30000):
+                f.write(" ".join(f"w{rng.randrange(150000)}" for _ in range(10)) + "\n")
+    return path
+
+
+def read_all(fd, timeout):
+    """Everything readable from `fd` until every writer closed it (or the timeout), as bytes."""
+    chunks = []
+    deadline = time.monotonic() + timeout
+    os.set_blocking(fd, False)
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            continue
+        if not data:
+            return b"".join(chunks)
+        chunks.append(data)
+    raise Failed(f"the pipe was still open after {timeout} s")
+
+
+def check_pipe_lines(label, text, expected):
+    """Every line of `text` is a whole "WORD COUNT" line, and they are one process's lines."""
+    check(text.endswith("\n"), f"{label}: the output does not end with a newline: {text[-80:]!r}")
+    lines = text[:-1].split("\n")
+    broken = [line for line in lines if not WORD_LINE.fullmatch(line)]
+    check(not broken, f"{label}: {len(broken)} of {len(lines)} lines are not whole 'WORD COUNT' lines, "
+          f"such as {broken[:3]!r}")
+    check(sorted(lines) == expected, f"{label}: the lines differ from one process's "
+          f"({len(lines)} lines, expected {len(expected)})")
+    print(f"ok   {label}: {len(lines)} whole lines, equal to one process's")
+
+
+def case_pipe():
+    exe = net_tests.program("wordcount")
+    text = many_words_file()
+    ref = cluster.run_single(exe, [text, "--quiet"], 2, timeout=60)
+    check(ref.returncode == 0, "wordcount with -w 2 failed", [ref])
+    expected = sorted(ref.stdout.splitlines())
+    check(len(expected) > 50000, f"the text gave only {len(expected)} distinct words")
+
+    # Directly: both processes write to the write end of one pipe, which the test reads.
+    for attempt in range(3):
+        read_end, write_end = os.pipe()
+        rendezvous = f"127.0.0.1:{free_port()}"
+        procs = []
+        for i in range(2):
+            err = open(os.path.join(OPTS.work, f"pipe-{i}.err"), "wb")
+            proc = subprocess.Popen([exe, text, "--quiet", "-n", "2", "-p", str(i), "--rendezvous", rendezvous],
+                                    stdout=write_end, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+            err.close()
+            cluster._live.add(proc)
+            procs.append(proc)
+        os.close(write_end)
+        try:
+            out = read_all(read_end, 90)
+        finally:
+            os.close(read_end)
+            for proc in procs:
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    cluster._kill_group(proc, signal.SIGKILL)
+                    proc.wait()
+        errors = task_errors(OPTS.work, "pipe-{i}.err", 2)
+        check(all(p.returncode == 0 for p in procs),
+              f"wordcount -n 2 into one pipe exited {[p.returncode for p in procs]}:\n{errors}")
+        check_pipe_lines(f"wordcount -n 2 into one pipe (run {attempt + 1})",
+                         out.decode("utf-8", "replace"), expected)
+
+    # timely-run: its output is one pipe too; it prefixes each process's lines with [i].
+    check(OPTS.timely_run and os.path.exists(OPTS.timely_run), f"timely-run is not built ({OPTS.timely_run})")
+    status, out, err = run([OPTS.timely_run, "-n", "2", "--", exe, text, "--quiet"], timeout=90)
+    check(status == 0, f"timely-run -n 2 wordcount exited {status}:\n{err[-3000:]}")
+    prefixed = re.compile(r"\[[01]\] ")
+    stripped = "".join(line[4:] if prefixed.match(line) else "(no [i] prefix) " + line
+                       for line in out.splitlines(keepends=True))
+    check_pipe_lines("timely-run -n 2 wordcount into one pipe", stripped, expected)
+
+
+# ---------------------------------------------------------------------------------------------
 # Kubernetes, its pods played by local processes
 
 def manifest_value(text, pattern, what):
@@ -377,7 +482,7 @@ def case_k8s():
           + (f" ({kubectl} is installed, but no cluster is reachable offline)" if kubectl else " (no kubectl)"))
 
 
-CASES = {"mpi": case_mpi, "slurm": case_slurm, "k8s": case_k8s}
+CASES = {"mpi": case_mpi, "slurm": case_slurm, "pipe": case_pipe, "k8s": case_k8s}
 
 
 def main():
@@ -386,6 +491,7 @@ def main():
     parser.add_argument("--examples", help="directory of the built examples")
     parser.add_argument("--source", default=os.path.join(HERE, "..", ".."), help="the source tree (deploy/)")
     parser.add_argument("--work", default=None, help="work directory (default: a fresh temporary one)")
+    parser.add_argument("--timely-run", default=None, help="the timely-run binary (for the pipe case)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
     parser.add_argument("cases", nargs="*")
     OPTS = parser.parse_args()
@@ -398,7 +504,7 @@ def main():
     OPTS.source = os.path.abspath(OPTS.source)
     os.makedirs(OPTS.work, exist_ok=True)
     net_tests.OPTS = argparse.Namespace(examples=OPTS.examples, work=OPTS.work, timeout=60, net_fail=None,
-                                        timely_run=None)
+                                        timely_run=OPTS.timely_run)
     failed = []
     for case in OPTS.cases or list(CASES):
         start = time.monotonic()

@@ -1,5 +1,5 @@
 // The COST baseline for `wordcount`: one thread, no timely. Reads FILE whole, splits it into words
-// exactly as examples/wordcount_dataflow.hpp does (maximal runs of bytes other than the six ASCII
+// exactly as examples/wordcount.cpp does (maximal runs of bytes other than the six ASCII
 // whitespace bytes), counts them in a flat hash map keyed by views into the text, and prints
 // "WORD COUNT" per distinct word on stdout (in hash order, as the example; compare sorted).
 // The last line on stderr is the machine-readable timing line benches/run reads.

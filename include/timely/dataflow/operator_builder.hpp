@@ -3,7 +3,8 @@
 /// inputs (each with its own pact) and outputs, then installs user logic that reads
 /// `OperatorInputCore`s (containers of records with their `InputCapability`, and the input
 /// frontier) and writes to `OperatorOutputCore`s through `SessionCore`s opened with a capability;
-/// `OperatorInput<T, D>`, `OperatorOutput<T, D>` and `Session<T, D>` are their vector cases. All progress
+/// `OperatorInput<T, D>`, `OperatorOutput<T, D>` and `Session<T, D>` are their vector cases;
+/// `new_output` returns an output's handle and stream as a `NewOutput`. All progress
 /// bookkeeping (records consumed and produced, capability changes, frontier changes) is done here and handed
 /// to the scope after every scheduling as one batch.
 ///
@@ -392,6 +393,17 @@ class OperatorCore final : public OperatorCoreBase<T> {
 
 }  // namespace detail
 
+/// What `OperatorBuilder::new_output` returns: `handle`, which the operator's logic writes to
+/// through sessions, and `stream`, which carries what it writes to the operators downstream.
+/// Named members rather than a pair, so that operator code says which is which; a lambda can
+/// capture `made.handle` directly, where clang before 16 cannot capture a structured binding
+/// (`auto [handle, stream] = ...` still works elsewhere).
+template <Timestamp T, class CB>
+struct NewOutput {
+  OperatorOutputCore<T, CB> handle;
+  StreamCore<T, typename CB::Container> stream;
+};
+
 /// Builds one operator in scope `Scope<T>`: declare inputs and outputs, then `build` it with a
 /// constructor that receives one initial capability per output (at the minimum time) and
 /// returns the logic to run at each scheduling.
@@ -465,8 +477,9 @@ class OperatorBuilder {
   }
 
   /// Adds an output, reached from every existing input with the identity summary; returns the
-  /// handle the logic writes to and the stream it produces. `Out` is a record type (the output
-  /// carries `std::vector<Out>`) or a container builder (`container::BuilderFor`).
+  /// handle the logic writes to and the stream it produces, as `NewOutput::handle` and
+  /// `NewOutput::stream`. `Out` is a record type (the output carries `std::vector<Out>`) or a
+  /// container builder (`container::BuilderFor`).
   template <class Out>
   auto new_output() {
     progress::PortConnectivity<Summary> connection;
@@ -476,11 +489,11 @@ class OperatorBuilder {
 
   /// Adds an output reached from exactly the existing inputs named in `connection`,
   /// `{{input, summaries}, ...}`, along those summaries (as the reference's
-  /// `new_output_connection`); returns the handle the logic writes to and the stream it produces.
+  /// `new_output_connection`); returns the handle the logic writes to and the stream it produces
+  /// (`NewOutput::handle`, `NewOutput::stream`).
   /// \throws BuildError if `connection` names an input that does not exist yet.
   template <class Out, class CB = container::BuilderFor<Out>>
-  std::pair<OperatorOutputCore<T, CB>, StreamCore<T, typename CB::Container>> new_output_connection(
-      progress::PortConnectivity<Summary> connection) {
+  NewOutput<T, CB> new_output_connection(progress::PortConnectivity<Summary> connection) {
     if (connection.port_bound() > connectivity_.size())
       throw BuildError("operator '" + name_ + "': output connection names input " +
                        std::to_string(connection.port_bound() - 1) + ", but the operator has " +
@@ -497,7 +510,7 @@ class OperatorBuilder {
       state->produced.drain_into(p.produceds[port]);
     });
     StreamCore<T, typename CB::Container> stream(scope_, progress::Source{index_, port}, state->tee);
-    return {OperatorOutputCore<T, CB>(std::move(state)), std::move(stream)};
+    return NewOutput<T, CB>{OperatorOutputCore<T, CB>(std::move(state)), std::move(stream)};
   }
 
   /// Sets when frontier changes at `input` schedule the operator.

@@ -250,8 +250,8 @@ struct EventTimeOp {
     auto late_made = builder.template new_output<D>();
     auto stats = std::make_shared<SourceStats<T>>();
     builder.build([&](std::vector<Capability<T>>) {
-      return [self = *this, input = std::move(input), out = std::move(made.first),
-              side_out = std::move(late_made.first), stats]() mutable {
+      return [self = *this, input = std::move(input), out = std::move(made.handle),
+              side_out = std::move(late_made.handle), stats]() mutable {
         std::vector<std::pair<T, D>> on_time, side;
         input.for_each_time([&](const InputCapability<T>& cap, std::vector<std::vector<D>>& batches) {
           for (auto& batch : batches)
@@ -272,7 +272,7 @@ struct EventTimeOp {
         if (!frontier.empty()) stats->watermark = *frontier.begin();
       };
     });
-    return {std::move(made.second), std::move(late_made.second), std::move(stats)};
+    return {std::move(made.stream), std::move(late_made.stream), std::move(stats)};
   }
 
   template <class T, class D>
@@ -296,8 +296,8 @@ struct EventTimeOp {
     const auto activator = builder.activator();
     board->source = activator;
     builder.build([&](std::vector<Capability<T>> caps) {
-      return [self = *this, input = std::move(input), out = std::move(made.first),
-              side_out = std::move(late_made.first), announce = std::move(announce_made.first),
+      return [self = *this, input = std::move(input), out = std::move(made.handle),
+              side_out = std::move(late_made.handle), announce = std::move(announce_made.handle),
               caps = std::move(caps), stats, board, activator, peers, index, max_seen = std::optional<T>{},
               last_record = Clock::now(), last_tick = Clock::now(),
               announced = std::optional<std::pair<T, bool>>{}]() mutable {
@@ -397,7 +397,7 @@ struct EventTimeOp {
     if constexpr (idle_detection) {
       // The announcements of every worker reach every worker's board.
       OperatorBuilder<T> sink(stream.scope(), "WatermarkBoard");
-      auto announcements = sink.new_input(announce_made.second, Exchange{[](const Announcement& a) {
+      auto announcements = sink.new_input(announce_made.stream, Exchange{[](const Announcement& a) {
                                             return static_cast<std::uint64_t>(a.target);
                                           }});
       sink.set_notify(0, progress::FrontierInterest::Never);
@@ -416,7 +416,7 @@ struct EventTimeOp {
         };
       });
     }
-    return {std::move(made.second), std::move(late_made.second), std::move(stats)};
+    return {std::move(made.stream), std::move(late_made.stream), std::move(stats)};
   }
 };
 

@@ -45,13 +45,10 @@ struct BranchOp {
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
     auto no_made = builder.template new_output<CB>();
-    auto& no = no_made.first;
-    auto& no_stream = no_made.second;
     auto yes_made = builder.template new_output<CB>();
-    auto& yes = yes_made.first;
-    auto& yes_stream = yes_made.second;
     builder.build([&](std::vector<Capability<T>>) {
-      return [input = std::move(input), no = std::move(no), yes = std::move(yes), cond = cond]() mutable {
+      return [input = std::move(input), no = std::move(no_made.handle), yes = std::move(yes_made.handle),
+              cond = cond]() mutable {
         input.for_each_time([&](const InputCapability<T>& cap, std::vector<C>& batches) {
           std::optional<SessionCore<T, CB>> to_no, to_yes;
           for (auto& batch : batches)
@@ -67,7 +64,7 @@ struct BranchOp {
         });
       };
     });
-    return {std::move(no_stream), std::move(yes_stream)};
+    return {std::move(no_made.stream), std::move(yes_made.stream)};
   }
 };
 
@@ -84,20 +81,17 @@ struct BranchWhenOp {
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
     auto no_made = builder.template new_output<CB>();
-    auto& no = no_made.first;
-    auto& no_stream = no_made.second;
     auto yes_made = builder.template new_output<CB>();
-    auto& yes = yes_made.first;
-    auto& yes_stream = yes_made.second;
     builder.build([&](std::vector<Capability<T>>) {
-      return [input = std::move(input), no = std::move(no), yes = std::move(yes), cond = cond]() mutable {
+      return [input = std::move(input), no = std::move(no_made.handle), yes = std::move(yes_made.handle),
+              cond = cond]() mutable {
         input.for_each([&](const InputCapability<T>& cap, C& data) {
           auto& target = cond(cap.time()) ? yes : no;
           target.session(cap).give_container(data);
         });
       };
     });
-    return {std::move(no_stream), std::move(yes_stream)};
+    return {std::move(no_made.stream), std::move(yes_made.stream)};
   }
 };
 

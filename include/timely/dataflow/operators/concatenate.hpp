@@ -40,17 +40,15 @@ StreamCore<T, C> merge_streams(const Scope<T>& scope, const std::vector<StreamCo
     inputs.push_back(builder.new_input(streams[i], Pipeline{}));
     builder.set_notify(i, progress::FrontierInterest::Never);
   }
-  auto output_made = builder.template new_output<container::CapacityContainerBuilder<C>>();
-  auto& output = output_made.first;
-  auto& merged = output_made.second;
+  auto made = builder.template new_output<container::CapacityContainerBuilder<C>>();
   builder.build([&](std::vector<Capability<T>>) {
-    return [inputs = std::move(inputs), output = std::move(output)]() mutable {
+    return [inputs = std::move(inputs), output = std::move(made.handle)]() mutable {
       for (auto& input : inputs)
         input.for_each(
             [&](const InputCapability<T>& cap, C& data) { output.session(cap).give_container(data); });
     };
   });
-  return merged;
+  return std::move(made.stream);
 }
 }  // namespace detail
 

@@ -72,10 +72,9 @@ namespace operators {
 template <class Out, Timestamp T, class C = typename container::BuilderFor<Out>::Container>
 std::pair<FeedbackHandle<T, C>, StreamCore<T, C>> feedback(Scope<T>& scope, SummaryOf<T> summary) {
   auto builder = std::make_shared<OperatorBuilder<T>>(scope, "Feedback");
-  auto output_made = builder->template new_output<container::CapacityContainerBuilder<C>>();
-  auto& output = output_made.first;
-  auto& stream = output_made.second;
-  return {FeedbackHandle<T, C>(std::move(builder), std::move(output), std::move(summary)), std::move(stream)};
+  auto made = builder->template new_output<container::CapacityContainerBuilder<C>>();
+  return {FeedbackHandle<T, C>(std::move(builder), std::move(made.handle), std::move(summary)),
+          std::move(made.stream)};
 }
 
 /// `feedback` in an iterative scope, advancing the loop counter by `step` (default 1).

@@ -60,10 +60,7 @@ struct Unary {
   StreamCore<T, typename CB::Container> operator()(const StreamCore<T, CIn>& stream) const {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto input = builder.new_input(stream, pact);
-    // Not a structured binding: clang before 16 cannot capture one in a lambda.
     auto made = builder.template new_output<DOut>();
-    auto& output = made.first;
-    auto& out_stream = made.second;
     builder.set_notify(0, interest);
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
     builder.build([&](std::vector<Capability<T>> caps) {
@@ -85,13 +82,12 @@ struct Unary {
               "OperatorInputCore<T, C>& and OperatorOutputCore<T, Builder>&)");
           return [] {};
         } else {
-          return [logic = std::move(logic), input = std::move(input), output = std::move(output)]() mutable {
-            logic(input, output);
-          };
+          return [logic = std::move(logic), input = std::move(input),
+                  output = std::move(made.handle)]() mutable { logic(input, output); };
         }
       }
     });
-    return out_stream;
+    return std::move(made.stream);
   }
 };
 
@@ -144,10 +140,7 @@ struct Binary {
     OperatorBuilder<T> builder(stream.scope(), name);
     auto in1 = builder.new_input(stream, pact1);
     auto in2 = builder.new_input(other, pact2);
-    // Not a structured binding: clang before 16 cannot capture one in a lambda.
     auto made = builder.template new_output<DOut>();
-    auto& output = made.first;
-    auto& out_stream = made.second;
     builder.set_notify(0, interest);
     builder.set_notify(1, interest);
     OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
@@ -172,11 +165,11 @@ struct Binary {
           return [] {};
         } else {
           return [logic = std::move(logic), in1 = std::move(in1), in2 = std::move(in2),
-                  output = std::move(output)]() mutable { logic(in1, in2, output); };
+                  output = std::move(made.handle)]() mutable { logic(in1, in2, output); };
         }
       }
     });
-    return out_stream;
+    return std::move(made.stream);
   }
 };
 
@@ -270,10 +263,7 @@ template <class DOut, Timestamp T, class Ctor>
 StreamCore<T, typename container::BuilderFor<DOut>::Container> source(Scope<T>& scope, std::string name,
                                                                       Ctor ctor) {
   OperatorBuilder<T> builder(scope, std::move(name));
-  // Not a structured binding: clang before 16 cannot capture one in a lambda.
   auto made = builder.template new_output<DOut>();
-  auto& output = made.first;
-  auto& stream = made.second;
   OperatorInfo info{builder.index(), builder.global(), builder.activator(), builder.sync_activator()};
   builder.build([&](std::vector<Capability<T>> caps) {
     if constexpr (!std::is_invocable_v<Ctor&, Capability<T>, const OperatorInfo&>) {
@@ -291,11 +281,11 @@ StreamCore<T, typename container::BuilderFor<DOut>::Container> source(Scope<T>& 
             "logic(OperatorOutput<T, Out>&)");
         return [] {};
       } else {
-        return [logic = std::move(logic), output = std::move(output)]() mutable { logic(output); };
+        return [logic = std::move(logic), output = std::move(made.handle)]() mutable { logic(output); };
       }
     }
   });
-  return stream;
+  return std::move(made.stream);
 }
 
 /// A one-input operator without outputs, scheduled on data and frontier changes.

@@ -54,13 +54,10 @@ struct OkErrOp {
     auto input = builder.new_input(stream, Pipeline{});
     builder.set_notify(0, progress::FrontierInterest::Never);
     auto ok_made = builder.template new_output<Ok>();
-    auto& ok = ok_made.first;
-    auto& ok_stream = ok_made.second;
     auto err_made = builder.template new_output<Err>();
-    auto& err = err_made.first;
-    auto& err_stream = err_made.second;
     builder.build([&](std::vector<Capability<T>>) {
-      return [input = std::move(input), ok = std::move(ok), err = std::move(err), f = f]() mutable {
+      return [input = std::move(input), ok = std::move(ok_made.handle), err = std::move(err_made.handle),
+              f = f]() mutable {
         input.for_each_time([&](const InputCapability<T>& cap, std::vector<std::vector<D>>& batches) {
           std::optional<Session<T, Ok>> to_ok;
           std::optional<Session<T, Err>> to_err;
@@ -78,7 +75,7 @@ struct OkErrOp {
         });
       };
     });
-    return std::pair<Stream<T, Ok>, Stream<T, Err>>{std::move(ok_stream), std::move(err_stream)};
+    return std::pair<Stream<T, Ok>, Stream<T, Err>>{std::move(ok_made.stream), std::move(err_made.stream)};
   }
 };
 

@@ -55,11 +55,9 @@ struct PartitionOp {
     outputs.reserve(parts);
     streams.reserve(parts);
     for (std::size_t i = 0; i < parts; ++i) {
-      auto output_made = builder.template new_output<Out>();
-      auto& output = output_made.first;
-      auto& out_stream = output_made.second;
-      outputs.push_back(std::move(output));
-      streams.push_back(std::move(out_stream));
+      auto made = builder.template new_output<Out>();
+      outputs.push_back(std::move(made.handle));
+      streams.push_back(std::move(made.stream));
     }
     builder.build([&](std::vector<Capability<T>>) {
       return

@@ -31,16 +31,14 @@ auto to_stream(Scope<T>& scope, R&& range) {
   using Range = std::decay_t<R>;
   using D = std::ranges::range_value_t<Range>;
   OperatorBuilder<T> builder(scope, "ToStream");
-  auto output_made = builder.template new_output<D>();
-  auto& output = output_made.first;
-  auto& stream = output_made.second;
+  auto made = builder.template new_output<D>();
   auto activator = builder.activator();
   auto owned = std::make_shared<Range>(std::forward<R>(range));
   builder.build([&](std::vector<Capability<T>> caps) {
     // The logic owns the range (shared, so the logic stays copyable), its position in it, and
     // the capability until the range is exhausted.
     return [owned, it = std::ranges::begin(*owned), cap = std::optional<Capability<T>>(std::move(caps[0])),
-            activator, output = std::move(output)]() mutable {
+            activator, output = std::move(made.handle)]() mutable {
       if (!cap) return;
       {
         auto session = output.session(*cap);
@@ -54,7 +52,7 @@ auto to_stream(Scope<T>& scope, R&& range) {
         activator.activate();
     };
   });
-  return stream;
+  return std::move(made.stream);
 }
 
 }  // namespace timely::dataflow::operators

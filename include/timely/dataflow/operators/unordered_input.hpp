@@ -2,15 +2,19 @@
 /// Unordered inputs: `new_unordered_input<D>(scope)` creates an input whose user sends records
 /// at *any* times it holds capabilities for, in any order, and releases those times whenever it
 /// likes. It returns an `UnorderedInput<T, D>`: the `UnorderedHandle` to send with, an initial
-/// `ActivateCapability` at `minimum<T>()`, and the stream.
+/// `ActivateCapability` at `minimum<T>()`, and the stream; `std::move(input).feed()` keeps the
+/// first two as an `UnorderedFeed` for after the dataflow is built.
 ///
 /// Use:
-///     auto [handle, cap, stream] = new_unordered_input<std::string>(scope);
-///     ... (after building)
-///     auto at5 = cap.delayed(5), at3 = cap.delayed(3);
-///     cap.reset();                                   // release the minimum
-///     handle.session(at5).give("late");              // times in any order
-///     handle.session(at3).give("early");
+///     auto feed = worker.dataflow<T>([&](auto& scope) {
+///       auto input = new_unordered_input<std::string>(scope);
+///       input.stream | ...;
+///       return std::move(input).feed();
+///     });
+///     auto at5 = feed.capability.delayed(5), at3 = feed.capability.delayed(3);
+///     feed.capability.reset();                       // release the minimum
+///     feed.handle.session(at5).give("late");         // times in any order
+///     feed.handle.session(at3).give("early");
 ///     at3.reset(); at5.reset();                      // the frontier moves to 5, then empties
 ///
 /// Unlike `InputHandle`, timestamps need not be totally ordered, and nothing is implied by the
@@ -180,12 +184,27 @@ class UnorderedHandle {
   scheduling::Activator activator_;
 };
 
+/// The part of an unordered input that its driver keeps after the dataflow is built: the
+/// `handle` to send with and the `capability` to send at. A dataflow closure returns it (the
+/// reference returns the pair `(UnorderedHandle, ActivateCapability)` for this); named members
+/// say which is which, and a lambda can capture them, where clang before 16 cannot capture a
+/// structured binding.
+template <Timestamp T, class D>
+struct UnorderedFeed {
+  UnorderedHandle<T, D> handle;
+  ActivateCapability<T> capability;
+};
+
 /// What `new_unordered_input` returns; supports `auto [handle, capability, stream] = ...`.
 template <Timestamp T, class D>
 struct UnorderedInput {
   UnorderedHandle<T, D> handle;
   ActivateCapability<T> capability;
   Stream<T, D> stream;
+
+  /// Moves the handle and the capability out, for the dataflow closure to return; the stream
+  /// stays behind, as it belongs to the scope being built.
+  [[nodiscard]] UnorderedFeed<T, D> feed() && { return {std::move(handle), std::move(capability)}; }
 };
 
 namespace operators {
@@ -196,9 +215,7 @@ namespace operators {
 template <class D, Timestamp T>
 UnorderedInput<T, D> new_unordered_input(Scope<T> scope) {
   OperatorBuilder<T> builder(scope, "UnorderedInput");
-  auto output_made = builder.template new_output<D>();
-  auto& output = output_made.first;
-  auto& stream = output_made.second;
+  auto made = builder.template new_output<D>();
   auto activator = builder.activator();
   std::optional<Capability<T>> initial;
   builder.build([&](std::vector<Capability<T>> caps) {
@@ -207,8 +224,8 @@ UnorderedInput<T, D> new_unordered_input(Scope<T> scope) {
     // flushes the output.
     return [] {};
   });
-  return UnorderedInput<T, D>{UnorderedHandle<T, D>(std::move(output), activator),
-                              ActivateCapability<T>(std::move(*initial), activator), std::move(stream)};
+  return UnorderedInput<T, D>{UnorderedHandle<T, D>(std::move(made.handle), activator),
+                              ActivateCapability<T>(std::move(*initial), activator), std::move(made.stream)};
 }
 
 }  // namespace operators

@@ -1,4 +1,6 @@
-// The word-counting dataflow of the `wordcount` example, shared with its conformance test.
+// The word-counting dataflow of examples/wordcount.cpp, for the conformance test that checks it
+// on more workers and inputs than the example's tests do (the example keeps its own copy, so that
+// it reads top to bottom as one program; change both together).
 //
 // Lines enter through an input handle; a splitting operator turns each batch of lines into
 // (word, count in the batch) records (words are maximal runs of bytes other than the six ASCII
