@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <timely/dataflow/error.hpp>
 #include <timely/error.hpp>
 #include <timely/execute.hpp>
 #include <timely/worker.hpp>
