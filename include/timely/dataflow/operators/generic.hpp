@@ -222,18 +222,17 @@ auto binary(StreamCore<T, C2> other, P1 pact1, P2 pact2, std::string name, Ctor 
 /// delivered even if no frontier moves again.
 template <class DOut, class Pact, class Logic, Timestamp T = std::uint64_t>
 auto unary_notify(Pact pact, std::string name, std::vector<T> initial_times, Logic logic) {
-  return unary_frontier<DOut>(std::move(pact), std::move(name),
-                              [times = std::move(initial_times), logic = std::move(logic)](
-                                  auto cap, const OperatorInfo&) mutable {
-                                using TimeType = std::decay_t<decltype(cap.time())>;
-                                FrontierNotificator<TimeType> notificator;
-                                for (const auto& t : times) notificator.notify_at(cap.delayed(t));
-                                return [logic, notificator = std::move(notificator)](auto& input,
-                                                                                      auto& output) mutable {
-                                  Notificator<TimeType> n(notificator, {&input.frontier()});
-                                  logic(input, output, n);
-                                };
-                              });
+  return unary_frontier<DOut>(
+      std::move(pact), std::move(name),
+      [times = std::move(initial_times), logic = std::move(logic)](auto cap, const OperatorInfo&) mutable {
+        using TimeType = std::decay_t<decltype(cap.time())>;
+        FrontierNotificator<TimeType> notificator;
+        for (const auto& t : times) notificator.notify_at(cap.delayed(t));
+        return [logic, notificator = std::move(notificator)](auto& input, auto& output) mutable {
+          Notificator<TimeType> n(notificator, {&input.frontier()});
+          logic(input, output, n);
+        };
+      });
 }
 
 /// A two-input operator with a notificator over both inputs' frontiers:
@@ -242,17 +241,16 @@ auto unary_notify(Pact pact, std::string name, std::vector<T> initial_times, Log
 template <class DOut, Timestamp T, class C2, class P1, class P2, class Logic>
 auto binary_notify(StreamCore<T, C2> other, P1 pact1, P2 pact2, std::string name,
                    std::vector<T> initial_times, Logic logic) {
-  return binary_frontier<DOut>(std::move(other), std::move(pact1), std::move(pact2), std::move(name),
-                               [times = std::move(initial_times), logic = std::move(logic)](
-                                   auto cap, const OperatorInfo&) mutable {
-                                 FrontierNotificator<T> notificator;
-                                 for (const auto& t : times) notificator.notify_at(cap.delayed(t));
-                                 return [logic, notificator = std::move(notificator)](
-                                            auto& in1, auto& in2, auto& output) mutable {
-                                   Notificator<T> n(notificator, {&in1.frontier(), &in2.frontier()});
-                                   logic(in1, in2, output, n);
-                                 };
-                               });
+  return binary_frontier<DOut>(
+      std::move(other), std::move(pact1), std::move(pact2), std::move(name),
+      [times = std::move(initial_times), logic = std::move(logic)](auto cap, const OperatorInfo&) mutable {
+        FrontierNotificator<T> notificator;
+        for (const auto& t : times) notificator.notify_at(cap.delayed(t));
+        return [logic, notificator = std::move(notificator)](auto& in1, auto& in2, auto& output) mutable {
+          Notificator<T> n(notificator, {&in1.frontier(), &in2.frontier()});
+          logic(in1, in2, output, n);
+        };
+      });
 }
 
 /// An operator with no inputs and one output of `DOut`: `source<DOut>(scope, name, ctor)`, where
